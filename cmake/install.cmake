@@ -1,0 +1,26 @@
+# Install rules: headers, CMake package config (architecture-independent:
+# the library is headers only) and a pkg-config file.
+include(CMakePackageConfigHelpers)
+
+set(ONNX_RUNTIME_MEMORY_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/onnx_runtime_memory"
+    CACHE STRING "Where the CMake package config is installed")
+
+install(TARGETS onnx_runtime_memory EXPORT onnx_runtime_memory_targets FILE_SET HEADERS)
+install(EXPORT onnx_runtime_memory_targets NAMESPACE onnx_runtime_memory::
+        DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+
+configure_package_config_file(
+  "${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory-config.cmake.in"
+  "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config.cmake"
+  INSTALL_DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+# 0.x: a new minor version may break the API, so only the same minor matches.
+write_basic_package_version_file(
+  "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config-version.cmake"
+  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config.cmake"
+              "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config-version.cmake"
+        DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+
+configure_file("${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory.pc.in"
+               "${PROJECT_BINARY_DIR}/onnx_runtime_memory.pc" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory.pc" DESTINATION "${CMAKE_INSTALL_DATADIR}/pkgconfig")

@@ -1,0 +1,249 @@
+// Reader for the graph text format, version 1 (shared/corpus/README.md).
+// Malformed input is a ReadError naming the line, never an exception.
+#pragma once
+
+#include <onnx_runtime_memory/expected.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "graph.hpp"
+
+namespace ir {
+
+struct ReadError {
+    std::size_t line = 0;  // 1-based; 0 when not about a line (e.g. an unreadable file)
+    std::string message;
+
+    [[nodiscard]] std::string describe() const {
+        return line == 0 ? message : "line " + std::to_string(line) + ": " + message;
+    }
+};
+
+namespace detail {
+
+inline constexpr std::string_view header = "# onnx-runtime-memory graph text v1";
+
+inline constexpr std::array<std::pair<std::string_view, ElementType>, 25> dtypes{{
+    {"float", ElementType::float32},        {"float16", ElementType::float16},
+    {"bfloat16", ElementType::bfloat16},    {"double", ElementType::float64},
+    {"int8", ElementType::int8},            {"uint8", ElementType::uint8},
+    {"int16", ElementType::int16},          {"uint16", ElementType::uint16},
+    {"int32", ElementType::int32},          {"uint32", ElementType::uint32},
+    {"int64", ElementType::int64},          {"uint64", ElementType::uint64},
+    {"bool", ElementType::boolean},         {"string", ElementType::string},
+    {"complex64", ElementType::complex64},  {"complex128", ElementType::complex128},
+    {"float8e4m3fn", ElementType::float8e4m3fn}, {"float8e4m3fnuz", ElementType::float8e4m3fnuz},
+    {"float8e5m2", ElementType::float8e5m2},     {"float8e5m2fnuz", ElementType::float8e5m2fnuz},
+    {"int4", ElementType::int4},            {"uint4", ElementType::uint4},
+    {"float4e2m1", ElementType::float4e2m1}, {"int2", ElementType::int2},
+    {"uint2", ElementType::uint2},
+}};
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+inline void split_tokens(std::string_view line, std::vector<std::string_view>& out) {
+    out.clear();
+    std::size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && is_space(line[i])) ++i;
+        const std::size_t start = i;
+        while (i < line.size() && !is_space(line[i])) ++i;
+        if (i > start) out.push_back(line.substr(start, i - start));
+    }
+}
+
+inline bool is_symbol(std::string_view s) {
+    if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+    for (char c : s)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    return true;
+}
+
+// Parses "<dtype>[<dim>,...]"; on failure returns a message.
+inline std::string parse_type(std::string_view text, ElementType& type, std::vector<DimSpec>& dims,
+                              bool& rank_known) {
+    const std::size_t open = text.find('[');
+    if (open == std::string_view::npos || text.back() != ']')
+        return "type '" + std::string(text) + "' is not <dtype>[<dims>]";
+    const std::string_view dtype = text.substr(0, open);
+    bool found = false;
+    for (const auto& [name, t] : dtypes) {
+        if (name == dtype) {
+            type = t;
+            found = true;
+        }
+    }
+    if (!found) return "unknown element type '" + std::string(dtype) + "'";
+    std::string_view list = text.substr(open + 1, text.size() - open - 2);
+    dims.clear();
+    rank_known = true;
+    if (list == "?") {
+        rank_known = false;
+        return {};
+    }
+    if (list.empty()) return {};
+    for (;;) {
+        const std::size_t comma = list.find(',');
+        const std::string_view d = list.substr(0, comma);
+        if (d == "?") {
+            dims.push_back(DimSpec::unknown());
+        } else if (!d.empty() && d[0] >= '0' && d[0] <= '9') {
+            std::int64_t n = 0;
+            for (char c : d) {
+                if (c < '0' || c > '9') return "bad dimension '" + std::string(d) + "'";
+                if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, c - '0', &n))
+                    return "dimension '" + std::string(d) + "' is too large";
+            }
+            dims.emplace_back(n);
+        } else if (is_symbol(d)) {
+            dims.emplace_back(std::string(d));
+        } else {
+            return "bad dimension '" + std::string(d) + "'";
+        }
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+    }
+    return {};
+}
+
+}  // namespace detail
+
+// Reads graph text v1. Checks: the header line; one `graph` line before the
+// rest; known keywords and well-formed lines; every value defined exactly
+// once (input, weight or node output); at most one `value` line per value;
+// every value named anywhere is defined somewhere. Node order is not checked
+// here: the planner checks it.
+[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_graph_text(std::string_view text) {
+    using onnx_runtime_memory::unexpected;
+    const auto fail = [](std::size_t line, std::string message) {
+        return unexpected(ReadError{line, std::move(message)});
+    };
+    Graph g;
+    std::vector<std::uint32_t> defined_at;   // by value id: line of its definition, 0 if none yet
+    std::vector<std::uint32_t> first_named;  // by value id: first line naming it
+    std::vector<bool> typed, output;
+    const auto name_value = [&](std::string_view name, std::size_t line) {
+        const ValueId v = g.value(name);
+        if (v >= first_named.size()) {
+            first_named.resize(std::size_t{v} + 1, 0);
+            defined_at.resize(std::size_t{v} + 1, 0);
+            typed.resize(std::size_t{v} + 1, false);
+            output.resize(std::size_t{v} + 1, false);
+        }
+        if (first_named[v] == 0) first_named[v] = static_cast<std::uint32_t>(line);
+        return v;
+    };
+    const auto valid_name = [](std::string_view t) { return t != "-" && t != "->"; };
+
+    std::vector<std::string_view> tok;
+    std::vector<DimSpec> dims;
+    std::vector<ValueId> ins, outs;
+    bool have_graph = false;
+    std::size_t line_no = 0;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        std::size_t end = text.find('\n', pos);
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(pos, end - pos);
+        pos = end + 1;
+        ++line_no;
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line_no == 1) {
+            if (line != detail::header)
+                return fail(1, "the first line must be '" + std::string(detail::header) + "'");
+            continue;
+        }
+        detail::split_tokens(line, tok);
+        if (tok.empty() || tok[0][0] == '#') continue;
+        const std::string_view kw = tok[0];
+        if (kw == "graph") {
+            if (have_graph) return fail(line_no, "a second 'graph' line");
+            if (tok.size() != 2) return fail(line_no, "'graph' takes one name");
+            g.set_name(std::string(tok[1]));
+            have_graph = true;
+            continue;
+        }
+        if (!have_graph) return fail(line_no, "'" + std::string(kw) + "' before the 'graph' line");
+        if (kw == "value") {
+            if (tok.size() != 3) return fail(line_no, "'value' takes a name and a type");
+            if (!valid_name(tok[1])) return fail(line_no, "'" + std::string(tok[1]) + "' is not a value name");
+            ElementType type{};
+            bool rank_known = true;
+            if (auto err = detail::parse_type(tok[2], type, dims, rank_known); !err.empty())
+                return fail(line_no, std::move(err));
+            const ValueId v = name_value(tok[1], line_no);
+            if (typed[v]) return fail(line_no, "value '" + std::string(tok[1]) + "' has a second 'value' line");
+            typed[v] = true;
+            g.set_type(v, type, dims, rank_known);
+        } else if (kw == "input" || kw == "weight" || kw == "output") {
+            if (tok.size() != 2) return fail(line_no, "'" + std::string(kw) + "' takes one value name");
+            if (!valid_name(tok[1])) return fail(line_no, "'" + std::string(tok[1]) + "' is not a value name");
+            const ValueId v = name_value(tok[1], line_no);
+            if (kw == "output") {
+                if (output[v]) return fail(line_no, "value '" + std::string(tok[1]) + "' is already an output");
+                output[v] = true;
+                g.mark_output(v);
+                continue;
+            }
+            if (defined_at[v] != 0)
+                return fail(line_no, "value '" + std::string(tok[1]) + "' is already defined on line " +
+                                         std::to_string(defined_at[v]));
+            defined_at[v] = static_cast<std::uint32_t>(line_no);
+            if (kw == "input") g.mark_input(v);
+            else g.mark_initializer(v);
+        } else if (kw == "node") {
+            if (tok.size() < 3 || tok[1] == "->" || tok[1] == "-")
+                return fail(line_no, "'node' takes an op type, inputs, '->' and outputs");
+            std::size_t arrow = 0;
+            for (std::size_t k = 2; k < tok.size(); ++k) {
+                if (tok[k] != "->") continue;
+                if (arrow != 0) return fail(line_no, "a second '->'");
+                arrow = k;
+            }
+            if (arrow == 0) return fail(line_no, "'node' without '->'");
+            ins.clear();
+            outs.clear();
+            for (std::size_t k = 2; k < arrow; ++k)
+                if (tok[k] != "-") ins.push_back(name_value(tok[k], line_no));
+            for (std::size_t k = arrow + 1; k < tok.size(); ++k) {
+                if (tok[k] == "-") continue;
+                const ValueId v = name_value(tok[k], line_no);
+                if (defined_at[v] != 0)
+                    return fail(line_no, "value '" + std::string(tok[k]) + "' is already defined on line " +
+                                             std::to_string(defined_at[v]));
+                defined_at[v] = static_cast<std::uint32_t>(line_no);
+                outs.push_back(v);
+            }
+            g.add_node(tok[1], ins, outs, line_no);
+        } else {
+            return fail(line_no, "unknown keyword '" + std::string(kw) + "'");
+        }
+    }
+    if (line_no == 0) return fail(1, "empty file: the header line is missing");
+    if (!have_graph) return fail(line_no, "no 'graph' line");
+    for (std::size_t v = 0; v < g.value_count(); ++v)
+        if (defined_at[v] == 0)
+            return fail(first_named[v], "value '" + std::string(g.value_name(static_cast<ValueId>(v))) +
+                                            "' is never defined (no input, weight or node output)");
+    return g;
+}
+
+// Reads a graph text file; an unreadable file is a ReadError with line 0.
+[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_graph_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return onnx_runtime_memory::unexpected(ReadError{0, "cannot open '" + path + "'"});
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) return onnx_runtime_memory::unexpected(ReadError{0, "cannot read '" + path + "'"});
+    return read_graph_text(text.str());
+}
+
+}  // namespace ir

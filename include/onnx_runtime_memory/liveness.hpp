@@ -1,0 +1,254 @@
+// Liveness: who owns a buffer, and from which node to which node it is live.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory {
+
+// Options controlling what the planner considers part of the arena.
+struct PlanOptions {
+    // When true, graph inputs that are not initializers become owners placed
+    // in the arena (live from position 0).
+    bool include_graph_inputs = false;
+
+    friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
+};
+
+// The live interval of a buffer owner, in node positions, inclusive at both
+// ends: the owner is written at `def` and last read at `use_end`.
+struct Interval {
+    NodeIndex def = no_node;
+    NodeIndex use_end = no_node;
+
+    // Touching at one node counts: that node reads one and writes the other.
+    [[nodiscard]] constexpr bool overlaps(const Interval& o) const noexcept {
+        return def <= o.use_end && o.def <= use_end;
+    }
+    friend constexpr bool operator==(const Interval&, const Interval&) = default;
+};
+
+// Result of liveness analysis over a graph.
+struct Liveness {
+    // intervals[v] for every value id; {no_node, no_node} for a non-owner.
+    std::vector<Interval> intervals;
+    // Every owner, in (def, id) order.
+    std::vector<ValueId> owners;
+    // Every owner in the order the slot planner allocates them: owners no
+    // node produces (included graph inputs) by id, then each node's owner
+    // outputs in output order. Sorted by def, like `owners`.
+    std::vector<ValueId> allocation_order;
+    // Position of the last node (0 for an empty graph).
+    NodeIndex last_position = 0;
+
+    [[nodiscard]] std::size_t value_count() const noexcept { return intervals.size(); }
+    [[nodiscard]] bool is_owner(ValueId v) const noexcept {
+        return v < intervals.size() && intervals[v].def != no_node;
+    }
+    [[nodiscard]] std::optional<Interval> interval(ValueId v) const noexcept {
+        if (!is_owner(v)) return std::nullopt;
+        return intervals[v];
+    }
+
+    friend bool operator==(const Liveness&, const Liveness&) = default;
+};
+
+namespace detail {
+
+// Converts a caller's id of any integral type; nullopt when out of range.
+template <std::integral I>
+[[nodiscard]] constexpr std::optional<ValueId> to_value_id(I x, std::size_t count) noexcept {
+    if constexpr (std::is_signed_v<I>) {
+        if (x < 0) return std::nullopt;
+    }
+    if (static_cast<std::uint64_t>(x) >= count) return std::nullopt;
+    return static_cast<ValueId>(x);
+}
+
+template <std::integral I>
+[[nodiscard]] constexpr std::uint64_t raw_id(I x) noexcept {
+    return static_cast<std::uint64_t>(x);
+}
+
+// Counts of values and nodes, checked to fit the 32-bit ids (the top two
+// numbers are reserved as markers).
+struct GraphSize {
+    std::size_t values = 0;
+    std::size_t nodes = 0;
+};
+
+template <activation_graph G>
+[[nodiscard]] expected<GraphSize, PlanError> checked_size(const G& g) {
+    using T = graph_traits<G>;
+    const auto values = static_cast<std::uint64_t>(T::value_count(g));
+    const auto nodes = static_cast<std::uint64_t>(T::node_count(g));
+    if (values >= no_value - 1 || nodes >= no_node - 1)
+        return unexpected(make_plan_error(PlanError::Kind::graph_too_large));
+    return GraphSize{static_cast<std::size_t>(values), static_cast<std::size_t>(nodes)};
+}
+
+// root[v] = the value v's view chain ends at (v itself when it has no edge).
+// Rejects edges naming values outside the graph and view cycles.
+[[nodiscard]] inline expected<void, PlanError> resolve_roots(const ViewMap& views, std::size_t value_count,
+                                                             std::vector<ValueId>& root) {
+    if (views.unstorable_edge() != no_value)
+        return unexpected(make_plan_error(PlanError::Kind::view_unknown_value, no_value));
+    std::optional<PlanError> bad;
+    views.for_each([&](ValueId view, ValueId source) {
+        if (bad) return;
+        if (view >= value_count) bad = make_plan_error(PlanError::Kind::view_unknown_value, view);
+        else if (source >= value_count) bad = make_plan_error(PlanError::Kind::view_unknown_value, source);
+    });
+    if (bad) return unexpected(*bad);
+
+    constexpr ValueId unresolved = no_value;
+    constexpr ValueId on_path = no_value - 1;
+    root.assign(value_count, unresolved);
+    std::vector<ValueId> path;
+    for (std::size_t start = 0; start < value_count; ++start) {
+        if (root[start] != unresolved) continue;
+        path.clear();
+        ValueId x = static_cast<ValueId>(start);
+        ValueId r = x;
+        for (;;) {
+            if (root[x] == on_path) return unexpected(make_plan_error(PlanError::Kind::view_cycle, x));
+            if (root[x] != unresolved) {
+                r = root[x];
+                break;
+            }
+            const auto source = views.source_of(x);
+            if (!source) {
+                r = x;
+                root[x] = x;
+                break;
+            }
+            root[x] = on_path;
+            path.push_back(x);
+            x = *source;
+        }
+        for (ValueId p : path) root[p] = r;
+    }
+    return {};
+}
+
+// Per-value facts gathered once from the graph.
+enum : std::uint8_t { is_input = 1, is_init = 2, is_owner_flag = 4 };
+
+}  // namespace detail
+
+// Compute the live interval of every buffer owner (SPEC sections 2 and 3),
+// checking that the graph's node order is one the executor can run: every
+// value a node reads is a graph input, an initializer, or produced by an
+// earlier node; no value is produced twice; every id is in range; the view
+// map is acyclic and names only values of the graph. O(V + E).
+template <activation_graph G>
+[[nodiscard]] expected<Liveness, PlanError> compute_liveness(const G& g, const ViewMap& views,
+                                                             const PlanOptions& options = {}) {
+    using T = graph_traits<G>;
+    using Kind = PlanError::Kind;
+    const auto size = detail::checked_size(g);
+    if (!size) return unexpected(size.error());
+    const std::size_t V = size->values;
+    const std::size_t N = size->nodes;
+
+    std::vector<ValueId> root;
+    if (auto ok = detail::resolve_roots(views, V, root); !ok) return unexpected(ok.error());
+
+    std::vector<std::uint8_t> flags(V, 0);
+    for (std::size_t v = 0; v < V; ++v)
+        if (T::is_initializer(g, static_cast<ValueId>(v))) flags[v] |= detail::is_init;
+    for (auto x : T::graph_inputs(g)) {
+        const auto v = detail::to_value_id(x, V);
+        if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x)));
+        flags[*v] |= detail::is_input;
+    }
+
+    Liveness live;
+    live.last_position = N == 0 ? 0 : static_cast<NodeIndex>(N - 1);
+    live.intervals.assign(V, Interval{});
+    auto& iv = live.intervals;  // during the passes, iv[v].def is v's producer
+
+    // Pass 1: producers, and the produced owners in allocation order.
+    std::vector<ValueId> produced_owners;
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto node = static_cast<NodeIndex>(n);
+        for (auto x : T::node_outputs(g, n)) {
+            const auto v = detail::to_value_id(x, V);
+            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), node));
+            if (iv[*v].def != no_node) return unexpected(make_plan_error(Kind::produced_twice, *v, node));
+            iv[*v].def = node;
+            if (!(flags[*v] & detail::is_init) && !views.contains(*v)) {
+                flags[*v] |= detail::is_owner_flag;
+                produced_owners.push_back(*v);
+            }
+        }
+    }
+    // Owners produced by no node: graph inputs, when the options include them.
+    std::size_t input_owners = 0;
+    if (options.include_graph_inputs) {
+        for (std::size_t v = 0; v < V; ++v) {
+            if (flags[v] == detail::is_input && iv[v].def == no_node && !views.contains(static_cast<ValueId>(v))) {
+                flags[v] |= detail::is_owner_flag;
+                ++input_owners;
+            }
+        }
+    }
+    live.allocation_order.reserve(input_owners + produced_owners.size());
+    for (std::size_t v = 0; v < V && live.allocation_order.size() < input_owners; ++v)
+        if ((flags[v] & detail::is_owner_flag) && iv[v].def == no_node)
+            live.allocation_order.push_back(static_cast<ValueId>(v));
+    live.allocation_order.insert(live.allocation_order.end(), produced_owners.begin(), produced_owners.end());
+    produced_owners = {};
+
+    // Pass 2: every read must come after the value (and its root) exist;
+    // each read raises the root owner's use_end. use_end = no_node: unread.
+    const auto available = [&](ValueId v, std::size_t n) {
+        const NodeIndex producer = iv[v].def;
+        return producer == no_node ? (flags[v] & (detail::is_input | detail::is_init)) != 0 : producer < n;
+    };
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto node = static_cast<NodeIndex>(n);
+        for (auto x : T::node_inputs(g, n)) {
+            const auto v = detail::to_value_id(x, V);
+            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), node));
+            const ValueId r = root[*v];
+            if (!available(*v, n)) return unexpected(make_plan_error(Kind::used_before_produced, *v, node));
+            if (!available(r, n)) return unexpected(make_plan_error(Kind::used_before_produced, r, node));
+            if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
+        }
+    }
+    for (auto x : T::graph_outputs(g)) {
+        const auto v = detail::to_value_id(x, V);
+        if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x)));
+        const ValueId r = root[*v];
+        if (flags[r] & detail::is_owner_flag) iv[r].use_end = live.last_position;
+    }
+
+    // Finish the intervals, and list owners in (def, id) order by counting sort.
+    std::vector<std::uint32_t> start(std::size_t{live.last_position} + 2, 0);
+    for (std::size_t v = 0; v < V; ++v) {
+        Interval& i = iv[v];
+        if (!(flags[v] & detail::is_owner_flag)) {
+            i = Interval{};
+            continue;
+        }
+        if (i.def == no_node) i.def = 0;
+        if (i.use_end == no_node) i.use_end = i.def;  // reads come after def: never below it
+        ++start[std::size_t{i.def} + 1];
+    }
+    for (std::size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
+    live.owners.resize(live.allocation_order.size());
+    for (std::size_t v = 0; v < V; ++v)
+        if (flags[v] & detail::is_owner_flag) live.owners[start[iv[v].def]++] = static_cast<ValueId>(v);
+    return live;
+}
+
+}  // namespace onnx_runtime_memory

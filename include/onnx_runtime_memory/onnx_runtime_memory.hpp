@@ -1,0 +1,14 @@
+// onnx-runtime-memory: liveness-based activation memory planning.
+// The core needs only the standard library. Formatting support is opt-in:
+// include <onnx_runtime_memory/fmt.hpp> yourself.
+#pragma once
+
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "liveness.hpp"
+#include "order.hpp"
+#include "plan.hpp"
+#include "sizing.hpp"
+#include "validate.hpp"
+#include "view_map.hpp"
