@@ -36,24 +36,35 @@ inline constexpr NodeIndex no_node = std::numeric_limits<NodeIndex>::max();
 // function is static and takes the graph first.
 template <class G>
 struct graph_traits {
-    static constexpr auto value_count(const G& g) -> decltype(g.value_count()) { return g.value_count(); }
-    static constexpr auto node_count(const G& g) -> decltype(g.node_count()) { return g.node_count(); }
-    static constexpr auto node_inputs(const G& g, std::size_t n) -> decltype(g.node_inputs(n)) {
+    // Each forwarder is a template so that a missing member removes it
+    // (the concept is then not modelled) instead of failing to compile.
+    template <class H = G>
+    static constexpr auto value_count(const H& g) -> decltype(g.value_count()) { return g.value_count(); }
+    template <class H = G>
+    static constexpr auto node_count(const H& g) -> decltype(g.node_count()) { return g.node_count(); }
+    template <class H = G>
+    static constexpr auto node_inputs(const H& g, std::size_t n) -> decltype(g.node_inputs(n)) {
         return g.node_inputs(n);
     }
-    static constexpr auto node_outputs(const G& g, std::size_t n) -> decltype(g.node_outputs(n)) {
+    template <class H = G>
+    static constexpr auto node_outputs(const H& g, std::size_t n) -> decltype(g.node_outputs(n)) {
         return g.node_outputs(n);
     }
-    static constexpr auto graph_inputs(const G& g) -> decltype(g.graph_inputs()) { return g.graph_inputs(); }
-    static constexpr auto graph_outputs(const G& g) -> decltype(g.graph_outputs()) { return g.graph_outputs(); }
-    static constexpr auto is_initializer(const G& g, ValueId v) -> decltype(g.is_initializer(v)) {
+    template <class H = G>
+    static constexpr auto graph_inputs(const H& g) -> decltype(g.graph_inputs()) { return g.graph_inputs(); }
+    template <class H = G>
+    static constexpr auto graph_outputs(const H& g) -> decltype(g.graph_outputs()) { return g.graph_outputs(); }
+    template <class H = G>
+    static constexpr auto is_initializer(const H& g, ValueId v) -> decltype(g.is_initializer(v)) {
         return g.is_initializer(v);
     }
     // Refinement for static sizing (shaped_graph).
-    static constexpr auto element_type(const G& g, ValueId v) -> decltype(g.element_type(v)) {
+    template <class H = G>
+    static constexpr auto element_type(const H& g, ValueId v) -> decltype(g.element_type(v)) {
         return g.element_type(v);
     }
-    static constexpr auto dims(const G& g, ValueId v) -> decltype(g.dims(v)) { return g.dims(v); }
+    template <class H = G>
+    static constexpr auto dims(const H& g, ValueId v) -> decltype(g.dims(v)) { return g.dims(v); }
 };
 
 // A range of value ids: any integral element type (ids outside

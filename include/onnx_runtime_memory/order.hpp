@@ -111,31 +111,34 @@ public:
     [[nodiscard]] const std::vector<NodeIndex>& order() const noexcept { return order_; }
     [[nodiscard]] const G& base() const noexcept { return *base_; }
 
+    // `order` must be a permutation of g's nodes (PlanError::bad_order names
+    // the first repeated or out-of-range node, or the first node missing).
+    [[nodiscard]] static expected<OrderedGraph, PlanError> create(const G& g, std::vector<NodeIndex> order) {
+        const auto size = detail::checked_size(g);
+        if (!size) return unexpected(size.error());
+        std::vector<bool> seen(size->nodes, false);
+        for (NodeIndex n : order) {
+            if (n >= size->nodes || seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, n));
+            seen[n] = true;
+        }
+        for (std::size_t n = 0; n < size->nodes; ++n)
+            if (!seen[n])
+                return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, static_cast<NodeIndex>(n)));
+        return OrderedGraph(g, std::move(order));
+    }
+
 private:
-    template <activation_graph H>
-    friend expected<OrderedGraph<H>, PlanError> in_order(const H&, std::vector<NodeIndex>);
     OrderedGraph(const G& g, std::vector<NodeIndex> order) : base_(&g), order_(std::move(order)) {}
 
     const G* base_;
     std::vector<NodeIndex> order_;
 };
 
-// Presents g in `order`, which must be a permutation of g's nodes
-// (PlanError::bad_order names the first repeated or out-of-range node, or
-// the first node missing). The order's validity as a schedule is checked
-// when planning.
+// Presents g in `order`, a permutation of its nodes (see OrderedGraph::create).
+// Whether the order is a valid schedule is checked when planning.
 template <activation_graph G>
 [[nodiscard]] expected<OrderedGraph<G>, PlanError> in_order(const G& g, std::vector<NodeIndex> order) {
-    const auto size = detail::checked_size(g);
-    if (!size) return unexpected(size.error());
-    std::vector<bool> seen(size->nodes, false);
-    for (NodeIndex n : order) {
-        if (n >= size->nodes || seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, n));
-        seen[n] = true;
-    }
-    for (std::size_t n = 0; n < size->nodes; ++n)
-        if (!seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, static_cast<NodeIndex>(n)));
-    return OrderedGraph<G>(g, std::move(order));
+    return OrderedGraph<G>::create(g, std::move(order));
 }
 
 // The graph in topological order (see topological_order).

@@ -1,0 +1,221 @@
+// bench: how fast the planner is and how much memory it takes.
+//
+//   bench [--corpus DIR] [--max-nodes N]
+//
+// Synthetic graphs (chains with skips, branches and views) of 1k to 1M
+// nodes, through a bare CSR graph type of its own, then every .graph file of
+// the corpus through the IR. Prints ns per value, the planner's peak extra
+// heap memory (every byte allocated while planning, the plan included), and
+// for the corpus the file's load time next to the plan time.
+#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ir/graph_text.hpp"
+
+namespace orm = onnx_runtime_memory;
+
+// ---- heap accounting: every operator new/delete goes through here ----
+namespace {
+std::size_t heap_now = 0;
+std::size_t heap_peak = 0;
+constexpr std::size_t header = alignof(std::max_align_t);
+}  // namespace
+
+void* operator new(std::size_t n) {
+    auto* p = static_cast<unsigned char*>(std::malloc(n + header));
+    if (!p) std::abort();
+    *reinterpret_cast<std::size_t*>(p) = n;
+    heap_now += n;
+    heap_peak = std::max(heap_peak, heap_now);
+    return p + header;
+}
+void operator delete(void* p) noexcept {
+    if (!p) return;
+    auto* base = static_cast<unsigned char*>(p) - header;
+    heap_now -= *reinterpret_cast<std::size_t*>(base);
+    std::free(base);
+}
+void* operator new[](std::size_t n) { return operator new(n); }
+void operator delete[](void* p) noexcept { operator delete(p); }
+void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
+void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
+
+namespace {
+
+// A bare graph in CSR form: the concept and nothing more.
+struct CsrGraph {
+    std::size_t values = 0;
+    std::vector<std::uint32_t> in_begin{0}, in_ids, out_begin{0}, out_ids;
+    std::vector<std::uint32_t> inputs, outputs;
+
+    std::size_t value_count() const { return values; }
+    std::size_t node_count() const { return in_begin.size() - 1; }
+    std::span<const std::uint32_t> node_inputs(std::size_t n) const {
+        return {in_ids.data() + in_begin[n], in_begin[n + 1] - in_begin[n]};
+    }
+    std::span<const std::uint32_t> node_outputs(std::size_t n) const {
+        return {out_ids.data() + out_begin[n], out_begin[n + 1] - out_begin[n]};
+    }
+    std::span<const std::uint32_t> graph_inputs() const { return inputs; }
+    std::span<const std::uint32_t> graph_outputs() const { return outputs; }
+    bool is_initializer(orm::ValueId) const { return false; }
+};
+
+struct Synthetic {
+    CsrGraph graph;
+    orm::ViewMap views;
+    std::vector<std::size_t> sizes;
+};
+
+// A chain where every node reads the previous value; one node in 4 also
+// reads a value up to 64 back (a skip); one in 8 is a view of its input;
+// one in 16 branches into two outputs, the second read 5 nodes later.
+Synthetic make_synthetic(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    auto& g = s.graph;
+    std::uint64_t x = seed;
+    const auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    g.values = 1;  // value 0: the graph input
+    g.inputs.push_back(0);
+    s.sizes.push_back(0);
+    std::uint32_t prev = 0;
+    std::vector<std::uint32_t> pending;  // branch outputs waiting for their reader
+    for (std::size_t n = 0; n < nodes; ++n) {
+        g.in_ids.push_back(prev);
+        if (n % 4 == 3 && g.values > 2) g.in_ids.push_back(static_cast<std::uint32_t>(g.values - 1 - rnd() % std::min<std::size_t>(64, g.values - 1)));
+        if (n % 16 == 5 && !pending.empty()) {
+            g.in_ids.push_back(pending.back());
+            pending.pop_back();
+        }
+        g.in_begin.push_back(static_cast<std::uint32_t>(g.in_ids.size()));
+        const auto out = static_cast<std::uint32_t>(g.values++);
+        g.out_ids.push_back(out);
+        s.sizes.push_back(std::size_t{1024} << (rnd() % 10));
+        if (n % 8 == 7) s.views.insert(out, prev);
+        if (n % 16 == 0) {
+            const auto extra = static_cast<std::uint32_t>(g.values++);
+            g.out_ids.push_back(extra);
+            s.sizes.push_back(std::size_t{1024} << (rnd() % 10));
+            pending.push_back(extra);
+        }
+        g.out_begin.push_back(static_cast<std::uint32_t>(g.out_ids.size()));
+        prev = out;
+    }
+    g.outputs.push_back(prev);
+    return s;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Best of `reps` runs of f(); returns seconds.
+template <class F>
+double best_of(int reps, F&& f) {
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        best = std::min(best, seconds_since(t0));
+    }
+    return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string corpus = "../shared/corpus";
+    std::size_t max_nodes = 1000000;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--corpus" && i + 1 < argc) corpus = argv[++i];
+        else if (a == "--max-nodes" && i + 1 < argc) max_nodes = std::stoul(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: bench [--corpus DIR] [--max-nodes N]\n");
+            return 1;
+        }
+    }
+
+    std::printf("synthetic graphs (chain + skips + branches + views), plan_activations, best of 5\n");
+    std::printf("%10s %10s %9s %12s %10s %14s %12s\n", "nodes", "values", "owners", "plan ms", "ns/value",
+                "n log n ratio", "bytes/value");
+    double first_ratio = 0;
+    for (std::size_t nodes = 1000; nodes <= max_nodes; nodes *= 10) {
+        const Synthetic s = make_synthetic(nodes, 0x9E3779B97F4A7C15ull + nodes);
+        const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v]); };
+        const double sec = best_of(5, [&] {
+            auto status = orm::plan_activations(s.graph, s.views, oracle);
+            if (!status || !status->is_complete()) std::abort();
+        });
+        std::size_t slots = 0;
+        {
+            auto status = orm::plan_activations(s.graph, s.views, oracle);
+            auto ok = orm::validate(s.graph, s.views, status->plan(), oracle);
+            if (!ok) {
+                std::fprintf(stderr, "invalid plan: %s\n", ok.error().message().c_str());
+                return 1;
+            }
+            slots = status->plan().num_slots();
+        }
+        // Memory: one more run, counting the peak of the heap above what was live before.
+        const std::size_t before = heap_now;
+        heap_peak = heap_now;
+        { auto status = orm::plan_activations(s.graph, s.views, oracle); }
+        const double extra = static_cast<double>(heap_peak - before);
+        const std::size_t values = s.graph.value_count();
+        const double n = static_cast<double>(values);
+        const double ratio = sec * 1e9 / (n * std::log2(n));
+        if (first_ratio == 0) first_ratio = ratio;
+        std::printf("%10zu %10zu %9zu %12.2f %10.1f %14.2f %12.1f   (%zu slots)\n", nodes, values,
+                    values - s.views.size() - 1, sec * 1e3, sec * 1e9 / n, ratio / first_ratio, extra / n, slots);
+    }
+
+    std::printf("\ncorpus (%s), default views, load = read + parse the file, plan = liveness + slots\n",
+                corpus.c_str());
+    std::printf("%-26s %8s %8s %10s %10s %10s\n", "graph", "values", "owners", "load us", "plan us", "plan/load");
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(corpus, ec))
+        if (e.path().extension() == ".graph") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        ir::Graph g;
+        const double load = best_of(5, [&] {
+            auto r = ir::read_graph_file(f.string());
+            if (!r) std::abort();
+            g = std::move(*r);
+        });
+        orm::ViewMap views;
+        for (std::size_t n = 0; n < g.node_count(); ++n) {
+            const auto op = g.op_type(n);
+            if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
+                views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
+        }
+        std::size_t owners = 0;
+        const double plan = best_of(20, [&] {
+            auto live = orm::compute_liveness(g, views);
+            auto status = orm::plan_activations(*live, orm::static_size_oracle(g));
+            owners = live->owners.size();
+            if (!status) std::abort();
+        });
+        std::printf("%-26s %8zu %8zu %10.0f %10.1f %10.3f\n", g.name().c_str(), g.value_count(), owners, load * 1e6,
+                    plan * 1e6, plan / load);
+    }
+    return 0;
+}

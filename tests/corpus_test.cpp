@@ -1,0 +1,88 @@
+// Every real model of shared/corpus plans and validates, with the seed
+// algorithm's exact figures.
+#include <string>
+
+#include "ir/graph_text.hpp"
+#include "support.hpp"
+
+namespace {
+
+ir::Graph load(const std::string& name) {
+    auto g = ir::read_graph_file(std::string(ORM_CORPUS_DIR) + "/" + name + ".graph");
+    INFO(name << ": " << (g ? std::string() : g.error().describe()));
+    REQUIRE(g.has_value());
+    return *g;
+}
+
+// The ops the examples treat as views of their first input.
+orm::ViewMap default_views(const ir::Graph& g) {
+    orm::ViewMap views;
+    for (std::size_t n = 0; n < g.node_count(); ++n) {
+        const auto op = g.op_type(n);
+        if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
+            views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
+    }
+    return views;
+}
+
+struct Expected {
+    const char* name;
+    std::size_t activation_bytes;  // the corpus README's figure: every activation, no views
+    std::size_t peak_no_views;
+    std::size_t peak_views;
+};
+
+}  // namespace
+
+TEST_CASE("every static corpus graph plans, validates, and matches its figures") {
+    const Expected models[] = {
+        {"resnet50", 105791392, 10436608, 10436608},
+        {"mobilenet_v2", 52015392, 12845056, 12845056},
+        {"densenet121", 178989984, 38685696, 38685696},
+        {"vit_b_16", 462286795, 17638779, 17638779},
+        {"bert_base_encoder", 308103824, 9830440, 9830408},
+        {"gpt2_xl_decoder", 6819693568, 85869568, 85869568},
+    };
+    for (const auto& m : models) {
+        INFO(m.name);
+        const auto g = load(m.name);
+        const auto plain = test::plan_ok(g);
+        CHECK(plain.naive_bytes == m.activation_bytes);
+        CHECK(plain.peak_bytes == m.peak_no_views);
+        const auto views = default_views(g);
+        const auto viewed = test::plan_ok(g, views);
+        CHECK(viewed.peak_bytes == m.peak_views);
+        CHECK(viewed.peak_bytes <= viewed.naive_bytes);
+        CHECK(test::plan_ok(g, views) == viewed);  // deterministic
+        const auto with_inputs = test::plan_ok(g, views, orm::PlanOptions{true});
+        CHECK(with_inputs.naive_bytes > viewed.naive_bytes);
+    }
+}
+
+TEST_CASE("the dynamic-batch ResNet-50 defers statically and completes at bounds") {
+    const auto g = load("resnet50_dynamic_batch");
+    const auto views = default_views(g);
+    auto status = orm::plan_activations_static(g, views);
+    REQUIRE(status.has_value());
+    REQUIRE(status->is_deferred());
+    CHECK(status->unknown_sizes().size() == 121);  // every owner has the batch dim
+    auto at1 = orm::peak_activation_bytes_at_bounds(g, views, orm::SymbolBounds{{"batch", 1}});
+    REQUIRE(at1.has_value());
+    CHECK(*at1 == std::optional<std::size_t>{10436608});  // as the static export
+    // Every size doubles, so every best-fit choice is the same: exactly twice.
+    auto at2 = orm::peak_activation_bytes_at_bounds(g, views, orm::SymbolBounds{{"batch", 2}});
+    REQUIRE(at2.has_value());
+    CHECK(*at2 == std::optional<std::size_t>{2 * 10436608});
+    const orm::SymbolBounds b8{{"batch", 8}};
+    auto run = orm::plan_activations(g, views, orm::bounded_size_oracle(g, b8));
+    REQUIRE(run.has_value());
+    REQUIRE(run->is_complete());
+    CHECK(orm::validate(g, views, run->plan(), orm::bounded_size_oracle(g, b8)).has_value());
+    CHECK(run->plan().peak_bytes == 8 * std::size_t{10436608});
+}
+
+TEST_CASE("the bundled example graph is the corpus ResNet-50") {
+    auto bundled = ir::read_graph_file(std::string(ORM_EXAMPLES_DIR) + "/data/resnet50.graph");
+    REQUIRE(bundled.has_value());
+    CHECK(test::plan_ok(*bundled).peak_bytes == 10436608);
+}

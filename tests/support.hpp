@@ -1,0 +1,68 @@
+// Shared by the tests: the Catch2 header of whichever version is installed,
+// and small helpers over the in-repo IR.
+#pragma once
+
+#if ORM_CATCH2_MAJOR >= 3
+#include <catch2/catch_test_macros.hpp>
+#else
+#include <catch2/catch.hpp>
+#endif
+
+#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace orm = onnx_runtime_memory;
+using orm::ElementType;
+using orm::ValueId;
+
+namespace test {
+
+inline constexpr auto f32 = ElementType::float32;
+
+// Plans statically, requires a complete plan that validates, returns it.
+inline orm::ActivationPlan plan_ok(const ir::Graph& g, const orm::ViewMap& views = {},
+                                   const orm::PlanOptions& options = {}) {
+    auto status = orm::plan_activations_static(g, views, options);
+    REQUIRE(status.has_value());
+    REQUIRE(status->is_complete());
+    auto ok = orm::validate_static(g, views, status->plan(), options);
+    INFO((ok ? std::string("valid") : ok.error().message()));
+    REQUIRE(ok.has_value());
+    return status->plan();
+}
+
+// The slot of a named value (-1 when it has none), for terse assertions.
+inline long slot(const ir::Graph& g, const orm::ActivationPlan& p, std::string_view name) {
+    const auto v = g.find(name);
+    REQUIRE(v.has_value());
+    const auto s = p.slot_of(*v);
+    return s ? static_cast<long>(s->value) : -1L;
+}
+
+inline std::vector<std::size_t> capacities(const orm::ActivationPlan& p) {
+    std::vector<std::size_t> c;
+    for (const auto& s : p.slots) c.push_back(s.capacity);
+    return c;
+}
+
+inline orm::Interval iv(const orm::Liveness& live, const ir::Graph& g, std::string_view name) {
+    const auto v = g.find(name);
+    REQUIRE(v.has_value());
+    const auto i = live.interval(*v);
+    REQUIRE(i.has_value());
+    return *i;
+}
+
+inline ValueId id(const ir::Graph& g, std::string_view name) {
+    const auto v = g.find(name);
+    REQUIRE(v.has_value());
+    return *v;
+}
+
+}  // namespace test
