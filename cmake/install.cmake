@@ -8,6 +8,11 @@ set(ONNX_RUNTIME_MEMORY_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/onnx_runtime_memory"
 install(TARGETS onnx_runtime_memory EXPORT onnx_runtime_memory_targets FILE_SET HEADERS)
 install(EXPORT onnx_runtime_memory_targets NAMESPACE onnx_runtime_memory::
         DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+if(TARGET onnx_runtime_memory_fmt)
+  install(TARGETS onnx_runtime_memory_fmt EXPORT onnx_runtime_memory_fmt_targets FILE_SET HEADERS)
+  install(EXPORT onnx_runtime_memory_fmt_targets NAMESPACE onnx_runtime_memory::
+          DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+endif()
 
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory-config.cmake.in"

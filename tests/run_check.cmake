@@ -2,6 +2,7 @@
 # program's behaviour as a user sees it.
 #   cmake -DCOMMAND=prog;arg;... -DEXPECT_EXIT=N [-DEXPECT_OUTPUT=regex] [-DREJECT_OUTPUT=regex] -P run_check.cmake
 # stdout and stderr are matched together.
+cmake_minimum_required(VERSION 3.23)
 execute_process(COMMAND ${COMMAND} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 set(all "${out}${err}")
 if(NOT "${code}" STREQUAL "${EXPECT_EXIT}")

@@ -1,0 +1,34 @@
+# A non-CMake build: flags from the installed pkg-config file.
+#   cmake -DPREFIX=<install prefix> -DWORK_DIR=<dir> -DCXX=<compiler> -DSOURCE_DIR=<repo> -DVERSION=x.y.z -P pkg_config.cmake
+cmake_minimum_required(VERSION 3.23)
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(ENV{PKG_CONFIG_PATH} "${PREFIX}/share/pkgconfig")
+execute_process(COMMAND pkg-config --modversion onnx_runtime_memory OUTPUT_VARIABLE version
+                OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc OR NOT version STREQUAL VERSION)
+  message(FATAL_ERROR "pkg-config --modversion: '${version}' (expected ${VERSION}) ${err}")
+endif()
+execute_process(COMMAND pkg-config --cflags onnx_runtime_memory OUTPUT_VARIABLE cflags
+                OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+separate_arguments(cflags UNIX_COMMAND "${cflags}")
+# The file is relocatable (prefix=${pcfiledir}/../..): compare real paths.
+list(FILTER cflags INCLUDE REGEX "^-I")
+list(TRANSFORM cflags REPLACE "^-I" "")
+file(REAL_PATH "${cflags}" include_dir)
+file(REAL_PATH "${PREFIX}/include" expected)
+if(NOT include_dir STREQUAL expected)
+  message(FATAL_ERROR "pkg-config --cflags points to '${include_dir}', not to '${expected}'")
+endif()
+execute_process(COMMAND pkg-config --cflags onnx_runtime_memory OUTPUT_VARIABLE cflags OUTPUT_STRIP_TRAILING_WHITESPACE)
+separate_arguments(cflags UNIX_COMMAND "${cflags}")
+execute_process(COMMAND "${CXX}" ${cflags} -Wall -Wextra -Wpedantic -Werror
+                        "${SOURCE_DIR}/tests/consumers/project/consumer.cpp" -o "${WORK_DIR}/consumer"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "compiling with pkg-config's flags (${cflags}) failed:\n${err}")
+endif()
+execute_process(COMMAND "${WORK_DIR}/consumer" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(rc)
+  message(FATAL_ERROR "the consumer failed:\n${out}${err}")
+endif()
+message(STATUS "pkg-config ${version}: ${cflags}; ${out}")

@@ -1,0 +1,53 @@
+// A consumer of the opt-in fmt formatters, with <fmt/ranges.h> in the mix.
+#include <onnx_runtime_memory/fmt.hpp>
+#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+
+#include <fmt/ranges.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace orm = onnx_runtime_memory;
+
+struct Chain {  // x -> a -> b -> c (output)
+    std::vector<std::vector<unsigned>> in{{0}, {1}, {2}}, out{{1}, {2}, {3}};
+    std::vector<unsigned> inputs{0}, outputs{3};
+    std::size_t value_count() const { return 4; }
+    std::size_t node_count() const { return 3; }
+    const std::vector<unsigned>& node_inputs(std::size_t n) const { return in[n]; }
+    const std::vector<unsigned>& node_outputs(std::size_t n) const { return out[n]; }
+    const std::vector<unsigned>& graph_inputs() const { return inputs; }
+    const std::vector<unsigned>& graph_outputs() const { return outputs; }
+    bool is_initializer(orm::ValueId) const { return false; }
+};
+
+int main() {
+    const auto oracle = [](orm::ValueId) { return std::optional<std::size_t>(16); };
+    auto status = orm::plan_activations(Chain{}, {}, oracle);
+    if (!status) return 1;
+    const auto& plan = status->plan();
+    const std::string expected[] = {
+        "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)",
+        "[slot 0: 16 bytes, slot 1: 16 bytes]",
+        "complete: peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)",
+        "slot 1 / no slot / [0, 1]",
+        "node 0 reads value 3 before any node produces it",
+    };
+    const std::string got[] = {
+        fmt::format("{}", plan),
+        fmt::format("{}", plan.slots),
+        fmt::format("{}", *status),
+        fmt::format("{} / {} / {}", orm::SlotId{1}, orm::SlotId::none(), orm::Interval{0, 1}),
+        fmt::format("{}", orm::PlanError{orm::PlanError::Kind::used_before_produced, 3, 0}),
+    };
+    int failures = 0;
+    for (std::size_t k = 0; k < std::size(got); ++k) {
+        if (got[k] != expected[k]) {
+            std::fprintf(stderr, "fmt_consumer: got '%s', expected '%s'\n", got[k].c_str(), expected[k].c_str());
+            ++failures;
+        }
+    }
+    if (failures == 0) std::printf("fmt_consumer ok: %s\n", got[0].c_str());
+    return failures == 0 ? 0 : 1;
+}
