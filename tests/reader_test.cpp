@@ -1,5 +1,9 @@
 // The graph text reader: the format's rules, and malformed input reported
 // with its line number.
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+
 #include "ir/graph_text.hpp"
 #include "support.hpp"
 
@@ -130,4 +134,30 @@ TEST_CASE("values out of order in the file read fine, the planner names the node
     REQUIRE_FALSE(status.has_value());
     CHECK(status.error().kind == orm::PlanError::Kind::used_before_produced);
     CHECK(g->node_line(status.error().node) == 5);
+}
+
+TEST_CASE("a corpus file cut short anywhere reads as an error with a line, or as a smaller valid graph") {
+    auto full = ir::read_graph_file(std::string(ORM_EXAMPLES_DIR) + "/data/resnet50.graph");
+    REQUIRE(full.has_value());
+    std::ifstream in(std::string(ORM_EXAMPLES_DIR) + "/data/resnet50.graph", std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    std::size_t errors = 0, planned = 0;
+    for (std::size_t cut = 0; cut < text.size(); cut += 97) {
+        auto g = ir::read_graph_text(std::string_view(text).substr(0, cut));
+        if (!g) {
+            ++errors;
+            CHECK(g.error().line >= 1);
+            CHECK(g.error().line <= lines + 1);
+            continue;
+        }
+        // What reads must plan or be refused cleanly; a plan must validate.
+        auto status = orm::plan_activations_static(*g, {});
+        if (status && status->is_complete()) {
+            CHECK(orm::validate_static(*g, {}, status->plan()).has_value());
+            ++planned;
+        }
+    }
+    CHECK(errors > 0);
+    CHECK(planned > 0);
 }
