@@ -356,6 +356,43 @@ std::string check_case(const Case& c, std::uint64_t seed) {
     return {};
 }
 
+// ---- arena plans: valid, between the lower bound and the slot plan laid out ----
+std::string check_arena(const Case& c, std::uint64_t seed) {
+    const auto views = c.view_map();
+    const auto oracle = c.runtime_oracle();
+    orm::ArenaOptions o;
+    o.alignment = std::size_t{1} << (seed % 8);  // 1 .. 128
+    o.search_iterations = static_cast<std::uint32_t>(seed % 4);
+    auto status = orm::plan_arena(c, views, oracle, c.options(), o);
+    if (!status) return status.error().kind == orm::PlanError::Kind::size_overflow ? "" : "arena: " + status.error().message();
+    const auto& plan = status->plan();
+    if (auto ok = orm::validate_arena(c, views, plan, oracle, c.options()); !ok)
+        return std::string("validate_arena (") + orm::to_string(plan.strategy) + "): " + ok.error().message();
+    auto live = orm::compute_liveness(c, views, c.options());
+    const auto bounds = orm::lower_bounds(*live, oracle, o.alignment);
+    auto slots = orm::plan_activations(*live, oracle);
+    auto laid = orm::arena_from_slots(*live, slots->plan(), o.alignment);
+    if (!(bounds->offset_bytes <= plan.arena_bytes && plan.arena_bytes <= laid->arena_bytes))
+        return "arena not between the lower bound and the slot plan laid out";
+    if (bounds->slot_bytes > slots->plan().peak_bytes) return "the slot lower bound is above a slot plan";
+    // Mutation: put an owner onto another it meets in time, no larger than it.
+    for (ValueId x : live->owners)
+        for (ValueId y : live->owners) {
+            if (x == y || c.runtime_size[x] == 0 || c.runtime_size[x] > c.runtime_size[y] ||
+                !live->intervals[x].overlaps(live->intervals[y]) || plan.offsets[x] == plan.offsets[y])
+                continue;
+            auto bad = plan;
+            bad.offsets[x] = plan.offsets[y];
+            for (std::size_t v = 0; v < live->roots.size(); ++v)
+                if (live->roots[v] == x) bad.offsets[v] = plan.offsets[y];  // views follow their root
+            auto r = orm::validate_arena(c, views, bad, oracle, c.options());
+            if (r || r.error().kind != orm::ValidateError::Kind::offset_overlap)
+                return "validate_arena missed an offset overlap";
+            return {};
+        }
+    return {};
+}
+
 // ---- mutations of valid plans: validate must reject each, with the right error ----
 std::string check_mutations(const Case& c, std::uint64_t seed) {
     const auto views = c.view_map();
@@ -463,7 +500,7 @@ std::uint64_t env_or(const char* name, std::uint64_t fallback) {
 
 }  // namespace
 
-TEST_CASE("property: random graphs plan exactly as the reference, validate, and respect the bounds") {
+TEST_CASE("property: random graphs plan exactly as the reference, validate, and respect the bounds, slots and arenas") {
     const std::uint64_t cases = env_or("ORM_PROPERTY_CASES", 3000);
     const std::uint64_t only = env_or("ORM_PROPERTY_SEED", 0);
     const std::uint64_t first = only ? only : 1;
@@ -473,7 +510,8 @@ TEST_CASE("property: random graphs plan exactly as the reference, validate, and 
         const Case c = generate(seed);
         const auto failure = [seed](const Case& d) {
             auto e = check_case(d, seed);
-            return e.empty() ? check_mutations(d, seed) : e;
+            if (e.empty()) e = check_mutations(d, seed);
+            return e.empty() ? check_arena(d, seed) : e;
         };
         if (const std::string what = failure(c); !what.empty()) {
             const Case small = shrink(c, [&](const Case& d) { return !failure(d).empty(); });

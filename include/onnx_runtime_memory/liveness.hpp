@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "errors.hpp"
@@ -46,6 +47,9 @@ struct Liveness {
     // node produces (included graph inputs) by id, then each node's owner
     // outputs in output order. Sorted by def, like `owners`.
     std::vector<ValueId> allocation_order;
+    // roots[v]: the value v's chain of views ends at (v itself when v is not
+    // a view). A view is backed by its root's buffer when the root is an owner.
+    std::vector<ValueId> roots;
     // Position of the last node (0 for an empty graph).
     NodeIndex last_position = 0;
 
@@ -248,6 +252,7 @@ template <activation_graph G>
     live.owners.resize(live.allocation_order.size());
     for (std::size_t v = 0; v < V; ++v)
         if (flags[v] & detail::is_owner_flag) live.owners[start[iv[v].def]++] = static_cast<ValueId>(v);
+    live.roots = std::move(root);
     return live;
 }
 

@@ -3,6 +3,8 @@
 // include <onnx_runtime_memory/fmt.hpp> yourself.
 #pragma once
 
+#include "arena.hpp"
+#include "bounds.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"

@@ -28,6 +28,11 @@ struct ValidateError {
         slot_conflict,         // owners `value` and `other` are live together and share `slot`
         view_outlives_source,  // `value` is read at `node`, after its root owner `other` retires
         plan_error,            // the graph or view map is invalid: see `plan_error`
+        // Arena plans (validate_arena):
+        misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
+        outside_arena,         // owner `value` ends past the arena
+        offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
+        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
     };
 
     Kind kind{};
@@ -56,6 +61,11 @@ struct ValidateError {
                 return v(value) + " is read at node " + std::to_string(node) + ", after its buffer owner " + v(other) +
                        " is retired";
             case Kind::plan_error: return plan_error.message();
+            case Kind::misaligned_offset: return "owner " + v(value) + " has an offset that is not aligned";
+            case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
+            case Kind::offset_overlap:
+                return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
+            case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
         }
         return "unknown validate error";
     }

@@ -1,0 +1,244 @@
+// Arena planning, lower bounds, and re-planning with new sizes.
+#include <string>
+
+#include "ir/graph_text.hpp"
+#include "ir/minimalloc.hpp"
+#include "support.hpp"
+
+using test::f32;
+using Kind = orm::ValidateError::Kind;
+
+namespace {
+
+// x -> A -> a -> B -> b -> C -> c (output), 64 bytes each
+ir::Graph chain(std::int64_t floats = 16) {
+    ir::Builder b("chain");
+    b.tensor("a", f32, {floats}).tensor("b", f32, {floats}).tensor("c", f32, {floats});
+    b.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");
+    return b.build();
+}
+
+orm::ArenaPlan arena_ok(const ir::Graph& g, const orm::ViewMap& views, const orm::ArenaOptions& options) {
+    auto status = orm::plan_arena(g, views, orm::static_size_oracle(g), {}, options);
+    REQUIRE(status.has_value());
+    REQUIRE(status->is_complete());
+    auto ok = orm::validate_arena(g, views, status->plan(), orm::static_size_oracle(g));
+    INFO((ok ? std::string() : ok.error().message()));
+    REQUIRE(ok.has_value());
+    return status->plan();
+}
+
+}  // namespace
+
+TEST_CASE("arena: a chain packs into two buffers' worth, a view at its root's offset") {
+    auto g = chain();
+    const auto p = arena_ok(g, {}, orm::ArenaOptions{});
+    CHECK(p.arena_bytes == 128);
+    CHECK(p.offset_of(test::id(g, "a")) == 0u);
+    CHECK(p.offset_of(test::id(g, "b")) == 64u);
+    CHECK(p.offset_of(test::id(g, "c")) == 0u);
+    CHECK_FALSE(p.offset_of(test::id(g, "x")).has_value());
+
+    ir::Builder b("view");
+    b.tensor("a", f32, {16}).tensor("b", f32, {16}).input("x").node("A", {"x"}, {"a"});
+    b.node("Reshape", {"a"}, {"v"}).node("B", {"v"}, {"b"}).output("b");
+    const auto h = b.build();
+    orm::ViewMap views;
+    views.insert(test::id(h, "v"), test::id(h, "a"));
+    const auto q = arena_ok(h, views, orm::ArenaOptions{});
+    CHECK(q.offset_of(test::id(h, "v")) == q.offset_of(test::id(h, "a")));
+    CHECK(q.arena_bytes == 128);  // a is pinned by v until B writes b
+}
+
+TEST_CASE("arena: offsets are aligned and sizes round up to the alignment") {
+    const auto g = chain(3);  // 12-byte values
+    orm::ArenaOptions o;
+    o.alignment = 64;
+    const auto p = arena_ok(g, {}, o);
+    CHECK(p.arena_bytes == 128);
+    CHECK(p.alignment == 64);
+    o.alignment = 1;
+    CHECK(arena_ok(g, {}, o).arena_bytes == 24);
+    o.alignment = 0;  // counts as 1
+    CHECK(arena_ok(g, {}, o).arena_bytes == 24);
+}
+
+TEST_CASE("arena: a size that overflows when rounded up is an error naming the owner") {
+    const auto g = chain();
+    const auto huge = [](ValueId) { return std::optional<std::size_t>(std::numeric_limits<std::size_t>::max() - 3); };
+    auto r = orm::plan_arena(g, {}, huge);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == orm::PlanError::Kind::size_overflow);
+    auto deferred = orm::plan_arena(g, {}, [](ValueId) { return std::optional<std::size_t>(); });
+    REQUIRE(deferred.has_value());
+    CHECK(deferred->unknown_sizes().size() == 3);
+}
+
+TEST_CASE("arena: a slot plan laid out in one arena validates") {
+    const auto g = chain(3);
+    auto live = orm::compute_liveness(g, {});
+    auto slots = orm::plan_activations(*live, orm::static_size_oracle(g));
+    auto laid = orm::arena_from_slots(*live, slots->plan(), 64);
+    REQUIRE(laid.has_value());
+    CHECK(laid->strategy == orm::ArenaStrategy::slots);
+    CHECK(laid->arena_bytes == 128);  // two slots of 12 bytes, each rounded up to 64
+    CHECK(orm::validate_arena(g, {}, *laid, orm::static_size_oracle(g)).has_value());
+}
+
+TEST_CASE("validate_arena: every corruption is caught with its own error") {
+    const auto g = chain();
+    const auto good = arena_ok(g, {}, orm::ArenaOptions{});
+    const ValueId a = test::id(g, "a"), b = test::id(g, "b");
+    const auto rejected = [&](const orm::ArenaPlan& p) {
+        auto r = orm::validate_arena(g, {}, p, orm::static_size_oracle(g));
+        REQUIRE_FALSE(r.has_value());
+        CHECK_FALSE(r.error().message().empty());
+        return r.error();
+    };
+    auto p = good;
+    p.offsets[b] = orm::no_offset;
+    CHECK(rejected(p).kind == Kind::missing_assignment);
+    p = good;
+    p.offsets[b] = 65;
+    CHECK(rejected(p).kind == Kind::misaligned_offset);
+    p = good;
+    p.arena_bytes = 127;
+    CHECK(rejected(p).kind == Kind::outside_arena);
+    p = good;
+    p.offsets[b] = 0;  // onto a, which is live with b at node 1
+    const auto e = rejected(p);
+    CHECK(e.kind == Kind::offset_overlap);
+    CHECK(e.value == a);
+    CHECK(e.other == b);
+}
+
+TEST_CASE("validate_arena: a view away from its root is caught") {
+    ir::Builder bld("view");
+    bld.tensor("a", f32, {16}).input("x").node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"v"}).output("v");
+    const auto g = bld.build();
+    orm::ViewMap views;
+    views.insert(test::id(g, "v"), test::id(g, "a"));
+    auto p = arena_ok(g, views, orm::ArenaOptions{});
+    p.offsets[test::id(g, "v")] = 64;
+    auto r = orm::validate_arena(g, views, p, orm::static_size_oracle(g));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == Kind::view_offset_mismatch);
+}
+
+TEST_CASE("lower bounds: the largest live total, and the k-th largest sizes for slots") {
+    ir::Builder b("best_fit");
+    b.tensor("p", f32, {100}).tensor("q", f32, {200}).tensor("r", f32, {100});
+    b.tensor("s", f32, {300}).tensor("t", f32, {100}).tensor("u", f32, {100});
+    b.input("x").node("Split", {"x"}, {"p", "q", "r"}).node("Sum", {"p", "q", "r"}, {"s"});
+    b.node("A", {"s"}, {"t"}).node("B", {"t"}, {"u"}).output("u");
+    const auto g = b.build();
+    auto live = orm::compute_liveness(g, {});
+    const auto bounds = orm::lower_bounds(*live, orm::static_size_oracle(g));
+    REQUIRE(bounds.has_value());
+    CHECK(bounds->offset_bytes == 2800);  // p, q, r and s at node 1
+    CHECK(bounds->slot_bytes == 1200 + 800 + 400 + 400);
+    const auto aligned = orm::lower_bounds(*live, orm::static_size_oracle(g), 512);
+    CHECK(aligned->offset_bytes == 512 + 1024 + 512 + 1536);
+    CHECK_FALSE(orm::lower_bounds(*live, [](ValueId) { return std::optional<std::size_t>(); }).has_value());
+
+    // The slot bound can exceed the offset bound: {a 100, b 10} live at
+    // node 1, {b 10, c 50, d 50} at node 2: slots need 100 + 50 + 10.
+    ir::Builder d("split");
+    d.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c", "d"}).output("c").output("d");
+    const auto h = d.build();
+    auto hl = orm::compute_liveness(h, {});
+    const auto sizes = [&](ValueId v) -> std::optional<std::size_t> {
+        const auto n = h.value_name(v);
+        return n == "a" ? 100 : n == "b" ? 10 : 50;
+    };
+    const auto hb = orm::lower_bounds(*hl, sizes);
+    CHECK(hb->offset_bytes == 110);
+    CHECK(hb->slot_bytes == 160);
+    CHECK(orm::plan_activations(*hl, sizes)->plan().peak_bytes >= hb->slot_bytes);
+}
+
+TEST_CASE("ActivationPlanner: re-planning with new sizes matches planning afresh") {
+    const auto g = chain();
+    auto planner = orm::ActivationPlanner::create(g, {});
+    REQUIRE(planner.has_value());
+    orm::ActivationPlan plan;
+    for (std::size_t scale : {1u, 3u, 2u, 7u}) {
+        const auto oracle = [&](ValueId v) { return std::optional<std::size_t>(scale * (v + 1) * 8); };
+        auto outcome = planner->plan(oracle, plan);
+        REQUIRE(outcome.has_value());
+        CHECK(*outcome == orm::ActivationPlanner::Outcome::complete);
+        auto fresh = orm::plan_activations(g, {}, oracle);
+        CHECK(plan == fresh->plan());
+    }
+    auto deferred = planner->plan([](ValueId v) { return v == 1 ? std::optional<std::size_t>() : 8u; }, plan);
+    REQUIRE(deferred.has_value());
+    CHECK(*deferred == orm::ActivationPlanner::Outcome::deferred);
+    CHECK(planner->unknown_sizes() == std::vector<ValueId>{1});
+    auto overflow = planner->plan([](ValueId) { return std::numeric_limits<std::size_t>::max(); }, plan);
+    REQUIRE_FALSE(overflow.has_value());
+    CHECK(overflow.error().kind == orm::PlanError::Kind::size_overflow);
+    auto bad = orm::ActivationPlanner::create(ir::Builder("bad").node("A", {"ghost"}, {"y"}).build(), {});
+    REQUIRE_FALSE(bad.has_value());
+}
+
+TEST_CASE("arena: every corpus graph reaches its lower bound, at alignment 1 and 64") {
+    const std::pair<const char*, std::size_t> models[] = {
+        {"resnet50", 9633792},     {"mobilenet_v2", 9633792},      {"densenet121", 8429568},
+        {"vit_b_16", 7867392},     {"bert_base_encoder", 5111936}, {"gpt2_xl_decoder", 53101568},
+    };
+    for (const auto& [name, bound] : models) {
+        INFO(name);
+        auto g = ir::read_graph_file(std::string(ORM_CORPUS_DIR) + "/" + name + ".graph");
+        REQUIRE(g.has_value());
+        orm::ViewMap views;
+        for (std::size_t n = 0; n < g->node_count(); ++n) {
+            const auto op = g->op_type(n);
+            if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
+                views.insert(g->node_outputs(n)[0], g->node_inputs(n)[0]);
+        }
+        auto live = orm::compute_liveness(*g, views);
+        for (std::size_t alignment : {1u, 64u}) {
+            orm::ArenaOptions o;
+            o.alignment = alignment;
+            const auto p = arena_ok(*g, views, o);
+            const auto lb = orm::lower_bounds(*live, orm::static_size_oracle(*g), alignment);
+            CHECK(p.arena_bytes == lb->offset_bytes);
+            if (alignment == 1) CHECK(p.arena_bytes == bound);
+        }
+    }
+}
+
+TEST_CASE("arena: every MiniMalloc instance validates and beats every published greedy planner") {
+    // The better of TFLite's best-fit-by-size and TFLite Micro's first-fit, from the benchmark's README.
+    const std::pair<const char*, std::size_t> peers[] = {
+        {"A", 1352704}, {"B", 1412096}, {"C", 1417216}, {"D", 1301504}, {"E", 1435648}, {"F", 1348608},
+        {"G", 1396736}, {"H", 1421312}, {"I", 1478656}, {"J", 1298432}, {"K", 1339392},
+    };
+    for (const auto& [name, peer] : peers) {
+        INFO(name);
+        auto g = ir::read_minimalloc_csv(std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/" + name + ".1048576.csv");
+        REQUIRE(g.has_value());
+        orm::ArenaOptions o;
+        o.alignment = 1;
+        o.search_iterations = 10;
+        const auto p = arena_ok(*g, {}, o);
+        CHECK(p.arena_bytes < peer);
+        auto live = orm::compute_liveness(*g, {});
+        CHECK(p.arena_bytes >= orm::lower_bounds(*live, orm::static_size_oracle(*g))->offset_bytes);
+        auto again = orm::plan_arena(*g, {}, orm::static_size_oracle(*g), {}, o);
+        CHECK(again->plan() == p);  // deterministic, search included
+    }
+}
+
+TEST_CASE("MiniMalloc CSV: buffers become a graph with the same overlaps") {
+    const std::string dir = std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/";
+    auto g = ir::read_minimalloc_csv(dir + "A.1048576.csv");
+    REQUIRE(g.has_value());
+    CHECK(g->value_count() == 154);
+    auto live = orm::compute_liveness(*g, {});
+    REQUIRE(live.has_value());
+    CHECK(live->owners.size() == 154);
+    CHECK(orm::lower_bounds(*live, orm::static_size_oracle(*g))->offset_bytes == 1048576);
+    auto missing = ir::read_minimalloc_csv(dir + "nope.csv");
+    REQUIRE_FALSE(missing.has_value());
+}
