@@ -1,12 +1,35 @@
-// plan_graph: plan one graph text file and print a short report (or JSON).
+// plan_graph: plan a model and show the plan.
 //
-//   plan_graph [--json] [--inputs] [--views OP,OP,...|none] FILE
+//   plan_graph [options] FILE|DIR
+//
+// FILE is graph text (.graph, see shared/corpus/README.md) or a MiniMalloc
+// instance (.csv). A directory plans every .graph and .csv file in it, one
+// line each; a file that cannot be read or planned is reported and the rest
+// go on.
+//
+//   --json                 one JSON object per file instead of the report
+//   --views OP,OP,...|none ops whose output is a view of their first input
+//                          (default Reshape,Flatten,Squeeze,Unsqueeze,Identity;
+//                          none for .csv files)
+//   --inputs               put graph inputs in the arena
+//   --bounds SYM=N,...     size symbolic dimensions at these bounds
+//   --align N              arena offset alignment in bytes (default 64)
+//   --search N             randomised skyline restarts for the arena (default 0)
+//   --time-limit-ms N      stop that search after N ms (default: no limit)
+//   --svg FILE             draw the plan as a memory timeline (one file only)
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
+#include <onnx_runtime_memory/fmt.hpp>
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,77 +37,280 @@
 #include "ir/describe.hpp"
 #include "ir/graph.hpp"
 #include "ir/graph_text.hpp"
+#include "ir/minimalloc.hpp"
+#include "svg.hpp"
 
 namespace orm = onnx_runtime_memory;
 
 namespace {
 
 struct Args {
-    std::string file;
+    std::vector<std::string> paths;
     bool json = false;
     orm::PlanOptions options;
-    std::vector<std::string> view_ops{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+    std::optional<std::vector<std::string>> view_ops;  // nullopt: the default for the file type
+    orm::SymbolBounds bounds;
+    orm::ArenaOptions arena;
+    std::string svg;
 };
 
-int usage(const char* why) {
-    std::fprintf(stderr, "plan_graph: %s\nusage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] FILE\n", why);
-    return 1;
+constexpr int planned = 0, failed = 1, deferred = 2;
+
+int usage(std::string_view why) {
+    fmt::print(stderr,
+               "plan_graph: {}\nusage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
+               "                  [--align N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n",
+               why);
+    return failed;
 }
 
-std::vector<std::string> split_list(std::string_view s) {
+std::vector<std::string> split(std::string_view s, char sep) {
     std::vector<std::string> out;
-    if (s == "none") return out;
     while (!s.empty()) {
-        const auto comma = s.find(',');
-        if (comma != 0) out.emplace_back(s.substr(0, comma));
-        if (comma == std::string_view::npos) break;
-        s.remove_prefix(comma + 1);
+        const auto at = s.find(sep);
+        if (at != 0) out.emplace_back(s.substr(0, at));
+        if (at == std::string_view::npos) break;
+        s.remove_prefix(at + 1);
     }
     return out;
 }
 
-// The output of every node whose op makes views aliases its first input.
-orm::ViewMap views_for(const ir::Graph& g, const std::vector<std::string>& ops) {
-    orm::ViewMap views;
-    for (std::size_t n = 0; n < g.node_count(); ++n) {
-        bool is_view = false;
-        for (const auto& op : ops) is_view = is_view || g.op_type(n) == op;
-        if (is_view && !g.node_inputs(n).empty() && !g.node_outputs(n).empty())
-            views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
+std::optional<std::size_t> parse_count(std::string_view s) {
+    if (s.empty() || s.size() > 18) return std::nullopt;
+    std::size_t n = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + static_cast<std::size_t>(c - '0');
     }
-    return views;
+    return n;
 }
 
 std::string human(std::size_t bytes) {
-    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    constexpr const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     double x = static_cast<double>(bytes);
     int u = 0;
-    while (x >= 1024.0 && u < 4) {
+    while (x >= 1024.0 && u < 6) {
         x /= 1024.0;
         ++u;
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", x, unit[u]);
-    return buf;
+    return u == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", x, unit[u]);
+}
+
+double micros_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::string json_string(std::string_view s) {
     std::string out = "\"";
     for (char c : s) {
         if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            continue;
-        }
-        out += c;
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", static_cast<int>(c));
+        else out += c;
     }
     return out + "\"";
 }
 
-double micros_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+// Everything known about one planned file.
+struct Analysis {
+    std::string file;
+    ir::Graph g;
+    orm::ViewMap views;
+    double load_us = 0, plan_us = 0, arena_us = 0;
+    orm::Liveness live;
+    std::optional<orm::PlanStatus> status;
+    std::optional<orm::LowerBounds> bounds;
+    std::optional<orm::ArenaPlan> arena;
+    std::vector<std::size_t> sizes;       // by value id (owners)
+    std::vector<std::size_t> live_bytes;  // by position
+    std::size_t peak_position = 0;
+};
+
+bool is_csv(const std::string& path) { return path.size() > 4 && path.ends_with(".csv"); }
+
+orm::ViewMap views_for(const ir::Graph& g, const std::vector<std::string>& ops) {
+    orm::ViewMap views;
+    for (std::size_t n = 0; n < g.node_count(); ++n) {
+        const bool is_view = std::find(ops.begin(), ops.end(), g.op_type(n)) != ops.end();
+        if (is_view && !g.node_inputs(n).empty() && !g.node_outputs(n).empty())
+            views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
+    }
+    return views;
+}
+
+// Reads, plans (slots, bounds, arena) and validates one file. On failure
+// returns the message to print (file and line, or the culprit by name).
+std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a) {
+    a.file = path;
+    const auto t_load = std::chrono::steady_clock::now();
+    auto graph = is_csv(path) ? ir::read_minimalloc_csv(path) : ir::read_graph_file(path);
+    a.load_us = micros_since(t_load);
+    if (!graph) {
+        const auto& e = graph.error();
+        return e.line ? fmt::format("{}:{}: {}", path, e.line, e.message) : fmt::format("{}: {}", path, e.message);
+    }
+    a.g = std::move(*graph);
+    static const std::vector<std::string> default_ops{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+    a.views = views_for(a.g, args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : default_ops);
+    const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
+
+    const auto t_plan = std::chrono::steady_clock::now();
+    auto live = orm::compute_liveness(a.g, a.views, args.options);
+    if (!live) return fmt::format("{}: {}", path, ir::describe(a.g, live.error()));
+    auto status = orm::plan_activations(*live, oracle);
+    a.plan_us = micros_since(t_plan);
+    if (!status) return fmt::format("{}: {}", path, ir::describe(a.g, status.error()));
+    a.live = std::move(*live);
+    a.status = std::move(*status);
+    if (a.status->is_deferred()) return std::nullopt;
+
+    const auto& plan = a.status->plan();
+    if (auto ok = orm::validate(a.g, a.views, plan, oracle, args.options); !ok)
+        return fmt::format("{}: the slot plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+    const auto t_arena = std::chrono::steady_clock::now();
+    auto arena = orm::plan_arena(a.live, oracle, args.arena);
+    a.arena_us = micros_since(t_arena);
+    if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
+    a.arena = std::move(*arena).plan();
+    if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.options); !ok)
+        return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+    a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
+
+    a.sizes.assign(a.g.value_count(), 0);
+    a.live_bytes.assign(std::size_t{a.live.last_position} + 1, 0);
+    for (orm::ValueId v : a.live.owners) {
+        a.sizes[v] = *oracle(v);
+        for (std::size_t p = a.live.intervals[v].def; p <= a.live.intervals[v].use_end; ++p) a.live_bytes[p] += a.sizes[v];
+    }
+    a.peak_position = static_cast<std::size_t>(std::max_element(a.live_bytes.begin(), a.live_bytes.end()) - a.live_bytes.begin());
+    return std::nullopt;
+}
+
+void print_json(const Analysis& a) {
+    const bool complete = a.status->is_complete();
+    const orm::ActivationPlan none;
+    const auto& p = complete ? a.status->plan() : none;
+    const auto number = [&](std::optional<std::size_t> n) { return n ? fmt::format("{}", *n) : std::string("null"); };
+    fmt::print(
+        "{{\"graph\":{},\"file\":{},\"status\":\"{}\",\"nodes\":{},\"values\":{},\"owners\":{},\"views\":{},"
+        "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
+        "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"arena_strategy\":{},"
+        "\"alignment\":{},\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}}}\n",
+        json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
+        a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
+        p.savings_ratio(), a.status->unknown_sizes().size(),
+        number(a.bounds ? std::optional(a.bounds->offset_bytes) : std::nullopt),
+        number(a.bounds ? std::optional(a.bounds->slot_bytes) : std::nullopt),
+        number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
+        a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
+        number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), a.load_us, a.plan_us, a.arena_us);
+}
+
+void print_report(const Analysis& a) {
+    const auto& g = a.g;
+    fmt::print("{} ({})\n", g.name(), a.file);
+    fmt::print("  {} nodes, {} values: {} buffer owners, {} view{}\n", g.node_count(), g.value_count(),
+               a.live.owners.size(), a.views.size(), a.views.size() == 1 ? "" : "s");
+    if (a.status->is_deferred()) {
+        const auto& unknown = a.status->unknown_sizes();
+        fmt::print("  deferred: {} owners have no size until their shapes are known, e.g.\n", unknown.size());
+        for (std::size_t k = 0; k < unknown.size() && k < 8; ++k)
+            fmt::print("    {}\n", g.value_name(unknown[k]));
+        fmt::print("  plan again at run time, or bound the symbols: --bounds SYM=N,...\n");
+        fmt::print("  load {:.0f} us, plan {:.0f} us\n", a.load_us, a.plan_us);
+        return;
+    }
+    const auto& p = a.status->plan();
+    const auto& lb = *a.bounds;
+    fmt::print("  one buffer per value   {:>10}  ({} bytes)\n", human(p.naive_bytes), p.naive_bytes);
+    fmt::print("  slot plan (seed)       {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", human(p.peak_bytes),
+               p.num_slots(), 100.0 * p.savings_ratio(),
+               p.peak_bytes ? static_cast<double>(p.naive_bytes) / static_cast<double>(p.peak_bytes) : 1.0);
+    std::vector<orm::SlotInfo> slots = p.slots;
+    std::stable_sort(slots.begin(), slots.end(), [](const auto& x, const auto& y) { return x.capacity > y.capacity; });
+    std::string caps;
+    for (std::size_t k = 0; k < slots.size() && k < 8; ++k) caps += (k ? ", " : "") + human(slots[k].capacity);
+    if (slots.size() > 8) caps += fmt::format(", ... ({} more)", slots.size() - 8);
+    fmt::print("    slots: {}\n", caps);
+    fmt::print("  arena plan (offsets)   {:>10}  aligned to {} bytes, by {}\n", human(a.arena->arena_bytes),
+               a.arena->alignment, orm::to_string(a.arena->strategy));
+    fmt::print("  lower bounds           {:>10}  for offsets ({:.3f}x: arena / bound); {} for slots ({:.3f}x)\n",
+               human(lb.offset_bytes), lb.offset_bytes ? static_cast<double>(a.arena->arena_bytes) / static_cast<double>(lb.offset_bytes) : 1.0,
+               human(lb.slot_bytes), lb.slot_bytes ? static_cast<double>(p.peak_bytes) / static_cast<double>(lb.slot_bytes) : 1.0);
+    // Where the live set peaks, and what is live there.
+    const std::size_t at = a.peak_position;
+    std::string node = at < g.node_count() ? fmt::format(" ({}{})", g.op_type(at),
+                                                          g.node_line(at) ? fmt::format(" on line {}", g.node_line(at)) : "")
+                                           : "";
+    fmt::print("  live set peaks at node {}{}: {}\n", at, node, human(a.live_bytes[at]));
+    std::vector<orm::ValueId> there;
+    for (orm::ValueId v : a.live.owners)
+        if (a.live.intervals[v].def <= at && at <= a.live.intervals[v].use_end) there.push_back(v);
+    std::stable_sort(there.begin(), there.end(), [&](auto x, auto y) { return a.sizes[x] > a.sizes[y]; });
+    for (std::size_t k = 0; k < there.size() && k < 5; ++k)
+        fmt::print("    {:>10}  {}\n", human(a.sizes[there[k]]), g.value_name(there[k]));
+    if (there.size() > 5) fmt::print("    ... and {} smaller\n", there.size() - 5);
+    fmt::print("  load {:.0f} us, plan {:.0f} us, arena {:.0f} us; both plans validated\n", a.load_us, a.plan_us,
+               a.arena_us);
+}
+
+void print_line(const Analysis& a) {
+    if (a.status->is_deferred()) {
+        fmt::print("{:<26} deferred: {} owners of unknown size (--bounds SYM=N,...)\n", a.g.name(),
+                   a.status->unknown_sizes().size());
+        return;
+    }
+    const auto& p = a.status->plan();
+    fmt::print("{:<26} {:>10} -> slots {:>10} ({:>5.1f}% saved, {:>3} slots), arena {:>10} (bound {:>10}), plan {:.0f} us\n",
+               a.g.name(), human(p.naive_bytes), human(p.peak_bytes), 100.0 * p.savings_ratio(), p.num_slots(),
+               human(a.arena->arena_bytes), human(a.bounds->offset_bytes), a.plan_us + a.arena_us);
+}
+
+// Writes the SVG beside its destination, then renames it into place, so
+// nothing half-written is left under the name.
+bool write_svg(const Analysis& a, const std::string& path) {
+    svg::Timeline t;
+    t.title = fmt::format("{}: arena {} (lower bound {}), slot plan {} in {} slots", a.g.name(), human(a.arena->arena_bytes),
+                          human(a.bounds->offset_bytes), human(a.status->plan().peak_bytes), a.status->plan().num_slots());
+    t.live = &a.live;
+    t.slots = &a.status->plan();
+    t.arena = &*a.arena;
+    t.sizes = a.sizes;
+    for (std::size_t v = 0; v < a.g.value_count(); ++v) t.names.emplace_back(a.g.value_name(static_cast<orm::ValueId>(v)));
+    t.live_bytes = a.live_bytes;
+    t.peak_position = a.peak_position;
+    const std::string tmp = path + ".partial";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << svg::render(t);
+        if (!out.flush()) return false;
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) std::filesystem::remove(tmp, ec);
+    return !ec;
+}
+
+int run_one(const std::string& path, const Args& args, bool one_line) {
+    Analysis a;
+    if (auto error = analyze(path, args, a)) {
+        fmt::print(stderr, "plan_graph: {}\n", *error);
+        return failed;
+    }
+    if (args.json) print_json(a);
+    else if (one_line) print_line(a);
+    else print_report(a);
+    if (!args.svg.empty()) {
+        if (a.status->is_deferred()) {
+            fmt::print(stderr, "plan_graph: {}: no picture of a deferred plan (give --bounds)\n", path);
+            return failed;
+        }
+        if (!write_svg(a, args.svg)) {
+            fmt::print(stderr, "plan_graph: cannot write {}\n", args.svg);
+            return failed;
+        }
+        if (!args.json) fmt::print("  picture: {}\n", args.svg);
+    }
+    return a.status->is_complete() ? planned : deferred;
 }
 
 }  // namespace
@@ -93,77 +319,60 @@ int main(int argc, char** argv) {
     Args args;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
+        const auto value = [&]() -> std::optional<std::string_view> {
+            if (i + 1 >= argc) return std::nullopt;
+            return std::string_view(argv[++i]);
+        };
         if (a == "--json") args.json = true;
         else if (a == "--inputs") args.options.include_graph_inputs = true;
         else if (a == "--views") {
-            if (++i == argc) return usage("--views needs a list of op types (or none)");
-            args.view_ops = split_list(argv[i]);
-        } else if (a.starts_with("--")) return usage(("unknown option " + std::string(a)).c_str());
-        else if (args.file.empty()) args.file = a;
-        else return usage("one graph file at a time");
-    }
-    if (args.file.empty()) return usage("no graph file given");
-
-    const auto t_load = std::chrono::steady_clock::now();
-    auto graph = ir::read_graph_file(args.file);
-    const double load_us = micros_since(t_load);
-    if (!graph) {
-        const auto& e = graph.error();
-        std::fprintf(stderr, "plan_graph: %s%s%s\n", args.file.c_str(),
-                     e.line ? (":" + std::to_string(e.line) + ": ").c_str() : ": ", e.message.c_str());
-        return 1;
-    }
-    const ir::Graph& g = *graph;
-    const orm::ViewMap views = views_for(g, args.view_ops);
-
-    const auto t_plan = std::chrono::steady_clock::now();
-    auto live = orm::compute_liveness(g, views, args.options);
-    auto status = live ? orm::plan_activations(*live, orm::static_size_oracle(g))
-                       : orm::expected<orm::PlanStatus, orm::PlanError>(orm::unexpected(live.error()));
-    const double plan_us = micros_since(t_plan);
-    if (!status) {
-        std::fprintf(stderr, "plan_graph: %s: %s\n", args.file.c_str(), ir::describe(g, status.error()).c_str());
-        return 1;
-    }
-    if (status->is_complete()) {
-        if (auto ok = orm::validate_static(g, views, status->plan(), args.options); !ok) {
-            std::fprintf(stderr, "plan_graph: %s: the plan is invalid: %s\n", args.file.c_str(),
-                         ir::describe(g, ok.error()).c_str());
-            return 1;
+            const auto v = value();
+            if (!v) return usage("--views needs a list of op types (or none)");
+            args.view_ops = *v == "none" ? std::vector<std::string>{} : split(*v, ',');
+        } else if (a == "--bounds") {
+            const auto v = value();
+            if (!v) return usage("--bounds needs SYM=N,...");
+            for (const auto& item : split(*v, ',')) {
+                const auto eq = item.find('=');
+                const auto n = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(eq + 1));
+                if (eq == 0 || !n) return usage(fmt::format("--bounds: '{}' is not SYM=N", item));
+                args.bounds.set(item.substr(0, eq), *n);
+            }
+        } else if (a == "--align" || a == "--search" || a == "--time-limit-ms") {
+            const auto v = value();
+            const auto n = v ? parse_count(*v) : std::nullopt;
+            if (!n) return usage(fmt::format("{} needs a number", a));
+            if (a == "--align") args.arena.alignment = *n;
+            else if (a == "--search") args.arena.search_iterations = static_cast<std::uint32_t>(std::min<std::size_t>(*n, 1u << 30));
+            else args.arena.time_limit = std::chrono::milliseconds(*n);
+        } else if (a == "--svg") {
+            const auto v = value();
+            if (!v) return usage("--svg needs a file name");
+            args.svg = *v;
+        } else if (a.starts_with("--")) {
+            return usage(fmt::format("unknown option {}", a));
+        } else {
+            args.paths.emplace_back(a);
         }
     }
+    if (args.paths.size() != 1) return usage(args.paths.empty() ? "no graph file given" : "one file or directory at a time");
+    const std::string& path = args.paths[0];
 
-    const bool complete = status->is_complete();
-    const std::size_t owners = live->owners.size();
-    if (args.json) {
-        const orm::ActivationPlan empty;
-        const orm::ActivationPlan& p = complete ? status->plan() : empty;
-        std::printf(
-            "{\"graph\":%s,\"file\":%s,\"status\":\"%s\",\"nodes\":%zu,\"values\":%zu,\"owners\":%zu,\"views\":%zu,"
-            "\"naive_bytes\":%zu,\"peak_bytes\":%zu,\"num_slots\":%zu,\"savings_ratio\":%.6f,\"unknown_sizes\":%zu,"
-            "\"load_us\":%.1f,\"plan_us\":%.1f}\n",
-            json_string(g.name()).c_str(), json_string(args.file).c_str(), complete ? "complete" : "deferred",
-            g.node_count(), g.value_count(), owners, views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
-            p.savings_ratio(), status->unknown_sizes().size(), load_us, plan_us);
-        return complete ? 0 : 2;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(path, ec)) return run_one(path, args, false);
+    if (!args.svg.empty()) return usage("--svg draws one file, not a directory");
+    std::vector<std::string> files;
+    for (const auto& e : std::filesystem::directory_iterator(path, ec))
+        if (e.path().extension() == ".graph" || e.path().extension() == ".csv") files.push_back(e.path().string());
+    if (ec) {
+        fmt::print(stderr, "plan_graph: cannot read directory {}: {}\n", path, ec.message());
+        return failed;
     }
-
-    std::printf("graph %s: %zu nodes, %zu values, %zu buffer owners, %zu views\n", g.name().c_str(), g.node_count(),
-                g.value_count(), owners, views.size());
-    if (!complete) {
-        const auto& unknown = status->unknown_sizes();
-        std::printf("deferred: %zu owners have no static size, e.g.\n", unknown.size());
-        for (std::size_t k = 0; k < unknown.size() && k < 5; ++k)
-            std::printf("  %s\n", std::string(g.value_name(unknown[k])).c_str());
-        std::printf("plan again once their shapes are known (load %.0f us, plan %.0f us)\n", load_us, plan_us);
-        return 2;
+    std::sort(files.begin(), files.end());
+    int worst = planned;
+    for (const auto& f : files) {
+        const int code = run_one(f, args, true);
+        if (code == failed || (code == deferred && worst == planned)) worst = code;
     }
-    const auto& p = status->plan();
-    std::printf("one buffer per value: %14zu bytes (%s)\n", p.naive_bytes, human(p.naive_bytes).c_str());
-    std::printf("planned arena:        %14zu bytes (%s) in %zu slots\n", p.peak_bytes, human(p.peak_bytes).c_str(),
-                p.num_slots());
-    std::printf("saved: %.1f%% (%.2fx smaller); plan validated\n", 100.0 * p.savings_ratio(),
-                p.peak_bytes ? static_cast<double>(p.naive_bytes) / static_cast<double>(p.peak_bytes) : 1.0);
-    std::printf("load %.0f us, plan %.0f us\n", load_us, plan_us);
-    return 0;
+    return worst;
 }
