@@ -1,6 +1,6 @@
 // bench: how fast the planner is and how much memory it takes.
 //
-//   bench [--corpus DIR] [--max-nodes N]
+//   bench [--corpus DIR] [--minimalloc DIR] [--max-nodes N]
 //
 // Synthetic graphs (chains with skips, branches and views) of 1k to 1M
 // nodes, through a bare CSR graph type of its own, then every .graph file of
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ir/graph_text.hpp"
+#include "ir/minimalloc.hpp"
 
 namespace orm = onnx_runtime_memory;
 
@@ -29,6 +30,7 @@ namespace orm = onnx_runtime_memory;
 namespace {
 std::size_t heap_now = 0;
 std::size_t heap_peak = 0;
+std::size_t heap_allocations = 0;
 constexpr std::size_t header = alignof(std::max_align_t);
 }  // namespace
 
@@ -38,6 +40,7 @@ void* operator new(std::size_t n) {
     *reinterpret_cast<std::size_t*>(p) = n;
     heap_now += n;
     heap_peak = std::max(heap_peak, heap_now);
+    ++heap_allocations;
     return p + header;
 }
 void operator delete(void* p) noexcept {
@@ -141,13 +144,15 @@ double best_of(int reps, F&& f) {
 
 int main(int argc, char** argv) {
     std::string corpus = "../shared/corpus";
+    std::string minimalloc = "../shared/benchmarks/minimalloc";
     std::size_t max_nodes = 1000000;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--corpus" && i + 1 < argc) corpus = argv[++i];
+        else if (a == "--minimalloc" && i + 1 < argc) minimalloc = argv[++i];
         else if (a == "--max-nodes" && i + 1 < argc) max_nodes = std::stoul(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench [--corpus DIR] [--max-nodes N]\n");
+            std::fprintf(stderr, "usage: bench [--corpus DIR] [--minimalloc DIR] [--max-nodes N]\n");
             return 1;
         }
     }
@@ -186,9 +191,48 @@ int main(int argc, char** argv) {
                     values - s.views.size() - 1, sec * 1e3, sec * 1e9 / n, ratio / first_ratio, extra / n, slots);
     }
 
+    std::printf("\nre-planning with new sizes (ActivationPlanner::plan, liveness kept), best of 5\n");
+    std::printf("%10s %10s %14s %22s\n", "nodes", "owners", "ns/owner", "allocations per plan");
+    for (std::size_t nodes = 1000; nodes <= max_nodes; nodes *= 10) {
+        const Synthetic s = make_synthetic(nodes, 0x9E3779B97F4A7C15ull + nodes);
+        auto planner = orm::ActivationPlanner::create(s.graph, s.views);
+        orm::ActivationPlan plan;
+        std::size_t scale = 1;  // each run sees new sizes
+        const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v] * scale); };
+        (void)planner->plan(oracle, plan);  // the first plan sizes the buffers
+        const std::size_t allocations_before = heap_allocations;
+        const double sec = best_of(5, [&] {
+            scale = scale % 3 + 1;
+            if (!planner->plan(oracle, plan)) std::abort();
+        });
+        const std::size_t owners = planner->liveness().owners.size();
+        std::printf("%10zu %10zu %14.1f %22.1f\n", nodes, owners, sec * 1e9 / static_cast<double>(owners),
+                    static_cast<double>(heap_allocations - allocations_before) / 5.0);
+    }
+
+    std::printf("\narena planning at scale: sweep only (greedy_limit 0) and the default strategies, alignment 64\n");
+    std::printf("%10s %10s %12s %12s %16s %16s %8s\n", "nodes", "owners", "sweep ms", "default ms", "arena bytes",
+                "lower bound", "ratio");
+    for (std::size_t nodes : {std::size_t{5000}, std::size_t{100000}, max_nodes}) {
+        const Synthetic s = make_synthetic(nodes, 0x9E3779B97F4A7C15ull + nodes);
+        const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v]); };
+        auto live = orm::compute_liveness(s.graph, s.views);
+        orm::ArenaOptions sweep_only;
+        sweep_only.greedy_limit = 0;
+        std::size_t arena = 0;
+        const double sweep = best_of(5, [&] { arena = orm::plan_arena(*live, oracle, sweep_only)->plan().arena_bytes; });
+        const double full = best_of(3, [&] { arena = orm::plan_arena(*live, oracle)->plan().arena_bytes; });
+        auto plan = orm::plan_arena(*live, oracle)->plan();
+        if (!orm::validate_arena(s.graph, s.views, plan, oracle)) return 1;
+        const std::size_t bound = orm::lower_bounds(*live, oracle, 64)->offset_bytes;
+        std::printf("%10zu %10zu %12.2f %12.2f %16zu %16zu %8.4f\n", nodes, live->owners.size(), sweep * 1e3, full * 1e3,
+                    arena, bound, static_cast<double>(arena) / static_cast<double>(bound));
+    }
+
     std::printf("\ncorpus (%s), default views, load = read + parse the file, plan = liveness + slots\n",
                 corpus.c_str());
-    std::printf("%-26s %8s %8s %10s %10s %10s\n", "graph", "values", "owners", "load us", "plan us", "plan/load");
+    std::printf("%-26s %8s %8s %10s %10s %10s %13s %13s %10s\n", "graph", "values", "owners", "load us", "plan us",
+                "plan/load", "arena (64)", "lower bound", "arena us");
     std::vector<std::filesystem::path> files;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(corpus, ec))
@@ -214,8 +258,47 @@ int main(int argc, char** argv) {
             owners = live->owners.size();
             if (!status) std::abort();
         });
-        std::printf("%-26s %8zu %8zu %10.0f %10.1f %10.3f\n", g.name().c_str(), g.value_count(), owners, load * 1e6,
-                    plan * 1e6, plan / load);
+        auto live = orm::compute_liveness(g, views);
+        const auto bounds = orm::lower_bounds(*live, orm::static_size_oracle(g), 64);
+        std::size_t arena = 0;
+        const double arena_sec = bounds ? best_of(5, [&] {
+            arena = orm::plan_arena(*live, orm::static_size_oracle(g))->plan().arena_bytes;
+        }) : 0.0;
+        if (!bounds) {
+            std::printf("%-26s %8zu %8zu %10.0f %10.1f %10.3f %13s\n", g.name().c_str(), g.value_count(), owners,
+                        load * 1e6, plan * 1e6, plan / load, "deferred");
+            continue;
+        }
+        std::printf("%-26s %8zu %8zu %10.0f %10.1f %10.3f %13zu %13zu %10.0f\n", g.name().c_str(), g.value_count(),
+                    owners, load * 1e6, plan * 1e6, plan / load, arena, bounds->offset_bytes, arena_sec * 1e6);
+    }
+    
+    // MiniMalloc's hard instances: greedy strategies, the skyline, then a
+    // search of randomised skyline restarts cut off at 100 ms.
+    std::printf("\nMiniMalloc challenging instances (%s), alignment 1, search cut off at 100 ms\n", minimalloc.c_str());
+    std::printf("%-4s %8s %12s %12s %12s %14s %9s %10s  %s\n", "", "buffers", "capacity", "greedy only", "arena",
+                "best published", "arena/cap", "ms", "strategy");
+    const std::pair<const char*, std::size_t> peers[] = {
+        {"A", 1352704}, {"B", 1412096}, {"C", 1417216}, {"D", 1301504}, {"E", 1435648}, {"F", 1348608},
+        {"G", 1396736}, {"H", 1421312}, {"I", 1478656}, {"J", 1298432}, {"K", 1339392},
+    };
+    for (const auto& [name, peer] : peers) {
+        auto g = ir::read_minimalloc_csv(minimalloc + "/" + name + ".1048576.csv");
+        if (!g) continue;
+        auto live = orm::compute_liveness(*g, {});
+        orm::ArenaOptions greedy;
+        greedy.alignment = 1;
+        const std::size_t greedy_arena = orm::plan_arena(*live, orm::static_size_oracle(*g), greedy)->plan().arena_bytes;
+        orm::ArenaOptions searched = greedy;
+        searched.search_iterations = 1u << 30;
+        searched.time_limit = std::chrono::milliseconds(100);
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto plan = orm::plan_arena(*live, orm::static_size_oracle(*g), searched)->plan();
+        const double ms = seconds_since(t0) * 1e3;
+        if (!orm::validate_arena(*g, {}, plan, orm::static_size_oracle(*g))) return 1;
+        std::printf("%-4s %8zu %12d %12zu %12zu %14zu %9.3f %10.1f  %s\n", name, live->owners.size(), 1048576,
+                    greedy_arena, plan.arena_bytes, peer, static_cast<double>(plan.arena_bytes) / 1048576.0, ms,
+                    orm::to_string(plan.strategy));
     }
     return 0;
 }

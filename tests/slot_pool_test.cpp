@@ -41,3 +41,27 @@ TEST_CASE("SlotPool::acquire is best fit with ties to the smallest id, like a li
         CHECK(pool.acquire(5) == 0);
     }
 }
+
+TEST_CASE("SlotPool stays best fit when more than 64 slots are free at once (the tree takes over)") {
+    orm::detail::SlotPool pool;
+    std::vector<std::uint32_t> ids;
+    for (std::size_t k = 0; k < 200; ++k) ids.push_back(pool.acquire((k * 7919) % 1000));  // 200 new slots
+    for (std::uint32_t id : ids) pool.release(id);                                        // 200 free: past 64
+    std::vector<std::size_t> cap = pool.capacities();
+    std::vector<bool> taken(cap.size(), false);
+    std::mt19937 rng(7);
+    for (int step = 0; step < 150; ++step) {
+        const std::size_t need = rng() % 1100;
+        std::uint32_t expect = static_cast<std::uint32_t>(cap.size());
+        for (std::uint32_t s = 0; s < cap.size(); ++s)
+            if (!taken[s] && cap[s] >= need && (expect == cap.size() || cap[s] < cap[expect])) expect = s;
+        const std::uint32_t got = pool.acquire(need);
+        REQUIRE(got == expect);
+        if (got == cap.size()) {
+            cap.push_back(need);
+            taken.push_back(true);
+        } else {
+            taken[got] = true;
+        }
+    }
+}

@@ -500,11 +500,11 @@ template <size_oracle Oracle>
     const std::size_t bound = detail::offset_lower_bound(live, sizes, alignment);
     detail::Placement placement = detail::place_buffers(buffers, options, bound);
     // The seed's slot plan, laid out, is a candidate too: never worse than it.
-    detail::RetireSchedule retire;
-    detail::make_retire_schedule(live, retire);
+    detail::Schedule schedule;
+    detail::make_schedule(live, schedule);
     detail::SlotPool pool;
     ActivationPlan slots;
-    detail::assign_slots(live, retire, sizes, *naive, pool, slots);
+    detail::assign_slots(live, schedule, sizes, *naive, pool, slots);
     auto from_slots = arena_from_slots(live, slots, alignment);
     if (!from_slots) return unexpected(from_slots.error());
     if (from_slots->arena_bytes < placement.arena) return ArenaStatus::complete(std::move(*from_slots));
@@ -567,8 +567,8 @@ template <activation_graph G, size_oracle Oracle>
     const auto& off = plan.offsets;
     const auto by_offset = [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; };
     detail::TreapIndex active;
-    detail::RetireSchedule retire;
-    detail::make_retire_schedule(*live, retire);
+    detail::Schedule schedule;
+    detail::make_schedule(*live, schedule);
     const auto& order = live->allocation_order;
     std::size_t next = 0;
     for (std::size_t p = 0; p <= live->last_position; ++p) {
@@ -583,8 +583,8 @@ template <activation_graph G, size_oracle Oracle>
                 return fail(Kind::offset_overlap, std::min<ValueId>(after, x), std::max<ValueId>(after, x));
             active.insert(x, by_offset);
         }
-        for (std::uint32_t k = retire.start[p]; k < retire.start[p + 1]; ++k)
-            if (size[retire.list[k]] != 0) active.erase(retire.list[k], by_offset);
+        for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
+            if (size[schedule.retired[k]] != 0) active.erase(schedule.retired[k], by_offset);
     }
     for (std::size_t v = 0; v < live->value_count(); ++v) {
         const ValueId r = live->roots[v];

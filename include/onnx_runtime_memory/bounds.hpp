@@ -58,7 +58,7 @@ namespace detail {
 
 // O(sum over positions of the live count): each position where owners are
 // born updates the running k-th maxima from the sorted live sizes.
-[[nodiscard]] inline std::size_t slot_lower_bound(const Liveness& live, const RetireSchedule& retire,
+[[nodiscard]] inline std::size_t slot_lower_bound(const Liveness& live, const Schedule& schedule,
                                                   const std::vector<std::size_t>& sizes) {
     std::vector<std::size_t> alive;  // sorted, largest first
     std::vector<std::size_t> kth;    // kth[k]: the largest k-th size seen
@@ -73,8 +73,8 @@ namespace detail {
             if (kth.size() < alive.size()) kth.resize(alive.size(), 0);
             for (std::size_t k = 0; k < alive.size(); ++k) kth[k] = std::max(kth[k], alive[k]);
         }
-        for (std::uint32_t k = retire.start[p]; k < retire.start[p + 1]; ++k) {
-            const std::size_t s = sizes[retire.list[k]];
+        for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k) {
+            const std::size_t s = sizes[schedule.retired[k]];
             alive.erase(std::lower_bound(alive.begin(), alive.end(), s, std::greater<>()));
         }
     }
@@ -97,10 +97,10 @@ template <size_oracle Oracle>
         if (!s) return std::nullopt;
         sizes[v] = *s;
     }
-    detail::RetireSchedule retire;
-    detail::make_retire_schedule(live, retire);
+    detail::Schedule schedule;
+    detail::make_schedule(live, schedule);
     return LowerBounds{detail::offset_lower_bound(live, sizes, std::max<std::size_t>(alignment, 1)),
-                       detail::slot_lower_bound(live, retire, sizes)};
+                       detail::slot_lower_bound(live, schedule, sizes)};
 }
 
 }  // namespace onnx_runtime_memory

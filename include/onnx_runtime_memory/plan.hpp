@@ -108,42 +108,47 @@ using PlanStatus = BasicPlanStatus<ActivationPlan>;
 
 namespace detail {
 
-// Owners grouped by the position where they retire (use_end), by counting
-// sort: owners of position p are list[start[p] .. start[p+1]). Depends on
-// the liveness only, so a planner that re-plans keeps it.
-struct RetireSchedule {
-    std::vector<std::uint32_t> start;
-    std::vector<ValueId> list;
+// Which owners each position allocates and retires, from the liveness
+// alone (a planner that re-plans keeps it): position p allocates
+// allocation_order[alloc_begin[p] .. alloc_begin[p+1]) and retires
+// retired[retire_begin[p] .. retire_begin[p+1]), the owners whose use_end
+// is p (grouped by counting sort).
+struct Schedule {
+    std::vector<std::uint32_t> alloc_begin;
+    std::vector<std::uint32_t> retire_begin;
+    std::vector<ValueId> retired;
 };
 
-inline void make_retire_schedule(const Liveness& live, RetireSchedule& r) {
+inline void make_schedule(const Liveness& live, Schedule& r) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
-    r.start.assign(positions + 1, 0);
-    for (ValueId v : live.owners) ++r.start[std::size_t{live.intervals[v].use_end} + 1];
-    for (std::size_t p = 1; p <= positions; ++p) r.start[p] += r.start[p - 1];
-    r.list.resize(live.owners.size());
-    for (ValueId v : live.owners) r.list[r.start[live.intervals[v].use_end]++] = v;
+    r.alloc_begin.assign(positions + 1, 0);
+    for (ValueId v : live.allocation_order) ++r.alloc_begin[std::size_t{live.intervals[v].def} + 1];
+    for (std::size_t p = 1; p <= positions; ++p) r.alloc_begin[p] += r.alloc_begin[p - 1];
+    r.retire_begin.assign(positions + 1, 0);
+    for (ValueId v : live.owners) ++r.retire_begin[std::size_t{live.intervals[v].use_end} + 1];
+    for (std::size_t p = 1; p <= positions; ++p) r.retire_begin[p] += r.retire_begin[p - 1];
+    r.retired.resize(live.owners.size());
+    for (ValueId v : live.owners) r.retired[r.retire_begin[live.intervals[v].use_end]++] = v;
     // start[p] now marks the end of position p's group; shift back to begins.
-    for (std::size_t p = positions; p > 0; --p) r.start[p] = r.start[p - 1];
-    r.start[0] = 0;
+    for (std::size_t p = positions; p > 0; --p) r.retire_begin[p] = r.retire_begin[p - 1];
+    r.retire_begin[0] = 0;
 }
 
 // The seed's walk: at each position allocate the node's owner outputs (best
 // fit), then retire the owners whose interval ends there. `sizes` is
 // indexed by value id; naive_bytes is already known not to overflow. Reuses
 // the memory of `pool` and `plan`.
-inline void assign_slots(const Liveness& live, const RetireSchedule& retire, const std::vector<std::size_t>& sizes,
+inline void assign_slots(const Liveness& live, const Schedule& schedule, const std::vector<std::size_t>& sizes,
                          std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
     pool.reset();
     plan.assignments.assign(live.value_count(), SlotId::none());
     const auto& order = live.allocation_order;
-    std::size_t next = 0;
     for (std::size_t p = 0; p < positions; ++p) {
-        for (; next < order.size() && live.intervals[order[next]].def == p; ++next)
-            plan.assignments[order[next]] = SlotId{pool.acquire(sizes[order[next]])};
-        for (std::uint32_t k = retire.start[p]; k < retire.start[p + 1]; ++k)
-            pool.release(plan.assignments[retire.list[k]].value);
+        for (std::uint32_t k = schedule.alloc_begin[p]; k < schedule.alloc_begin[p + 1]; ++k)
+            plan.assignments[order[k]] = SlotId{pool.acquire(sizes[order[k]])};
+        for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
+            pool.release(plan.assignments[schedule.retired[k]].value);
     }
     const auto& capacity = pool.capacities();
     plan.slots.resize(capacity.size());
@@ -156,13 +161,14 @@ inline void assign_slots(const Liveness& live, const RetireSchedule& retire, con
 }
 
 // Asks the oracle once per owner, in owner order, filling sizes (by value
-// id) and unknown (owners of unknown size, by id). Returns the checked
-// naive total (meaningless when unknown is not empty) or an overflow.
+// id; entries of non-owners are left as they were) and unknown (owners of
+// unknown size, by id). Returns the checked naive total (meaningless when
+// unknown is not empty) or an overflow.
 template <class Oracle>
 [[nodiscard]] expected<std::size_t, PlanError> size_owners(const Liveness& live, Oracle& oracle,
                                                            std::vector<std::size_t>& sizes,
                                                            std::vector<ValueId>& unknown) {
-    sizes.assign(live.value_count(), 0);
+    sizes.resize(live.value_count());
     unknown.clear();
     std::size_t total = 0;
     std::optional<ValueId> overflow_at;
@@ -195,11 +201,11 @@ template <size_oracle Oracle>
     auto naive = detail::size_owners(live, oracle, sizes, unknown);
     if (!naive) return unexpected(naive.error());
     if (!unknown.empty()) return PlanStatus::deferred(std::move(unknown));
-    detail::RetireSchedule retire;
-    detail::make_retire_schedule(live, retire);
+    detail::Schedule schedule;
+    detail::make_schedule(live, schedule);
     detail::SlotPool pool;
     ActivationPlan plan;
-    detail::assign_slots(live, retire, sizes, *naive, pool, plan);
+    detail::assign_slots(live, schedule, sizes, *naive, pool, plan);
     return PlanStatus::complete(std::move(plan));
 }
 
@@ -240,7 +246,7 @@ public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     explicit ActivationPlanner(Liveness live) : live_(std::move(live)) {
-        detail::make_retire_schedule(live_, retire_);
+        detail::make_schedule(live_, schedule_);
         sizes_.reserve(live_.value_count());
         unknown_.reserve(live_.owners.size());
     }
@@ -260,7 +266,7 @@ public:
         auto naive = detail::size_owners(live_, oracle, sizes_, unknown_);
         if (!naive) return unexpected(naive.error());
         if (!unknown_.empty()) return Outcome::deferred;
-        detail::assign_slots(live_, retire_, sizes_, *naive, pool_, out);
+        detail::assign_slots(live_, schedule_, sizes_, *naive, pool_, out);
         return Outcome::complete;
     }
 
@@ -271,7 +277,7 @@ public:
 
 private:
     Liveness live_;
-    detail::RetireSchedule retire_;
+    detail::Schedule schedule_;
     std::vector<std::size_t> sizes_;
     std::vector<ValueId> unknown_;
     detail::SlotPool pool_;

@@ -1,10 +1,14 @@
 // The slot pool behind best-fit reuse: slots are opened with a fixed
 // capacity and move between busy and free; acquire() takes the free slot
 // with the smallest capacity >= need (ties to the smallest id), else opens a
-// new one. Free slots sit in a TreapIndex ordered by (capacity, id): nothing
-// is allocated per operation once the pool has grown, O(log slots) each.
+// new one. Free slots are kept ordered by (capacity, id): in a sorted vector
+// while there are at most `small` of them (binary search and a short move:
+// real graphs rarely have more), else, for the rest of the plan, in a
+// TreapIndex: O(log slots) whatever the graph. Nothing is allocated per
+// operation once the pool has grown.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -22,31 +26,56 @@ class SlotPool {
     };
 
 public:
+    static constexpr std::size_t small = 64;
+
     // Forgets all slots, keeping the memory for the next plan.
     void reset() noexcept {
         capacity_.clear();
-        free_.clear();
+        sorted_.clear();
+        tree_.clear();
+        use_tree_ = false;
     }
 
     // Best fit among free slots, or a new slot of exactly `need` bytes.
     [[nodiscard]] std::uint32_t acquire(std::size_t need) {
-        const std::uint32_t best = free_.first_not([&](std::uint32_t s) { return capacity_[s] < need; });
-        if (best != TreapIndex::nil) {
-            free_.erase(best, ByCapacityThenId{capacity_});
-            return best;
+        if (use_tree_) {
+            const std::uint32_t best = tree_.first_not([&](std::uint32_t s) { return capacity_[s] < need; });
+            if (best != TreapIndex::nil) {
+                tree_.erase(best, ByCapacityThenId{capacity_});
+                return best;
+            }
+        } else {
+            const auto it = std::partition_point(sorted_.begin(), sorted_.end(),
+                                                 [&](std::uint32_t s) { return capacity_[s] < need; });
+            if (it != sorted_.end()) {
+                const std::uint32_t best = *it;
+                sorted_.erase(it);
+                return best;
+            }
         }
         capacity_.push_back(need);
         return static_cast<std::uint32_t>(capacity_.size() - 1);
     }
 
     // Returns a busy slot to the free set.
-    void release(std::uint32_t slot) { free_.insert(slot, ByCapacityThenId{capacity_}); }
+    void release(std::uint32_t slot) {
+        const ByCapacityThenId less{capacity_};
+        if (!use_tree_ && sorted_.size() == small) {  // too many to move around: the tree from now on
+            for (std::uint32_t s : sorted_) tree_.insert(s, less);
+            sorted_.clear();
+            use_tree_ = true;
+        }
+        if (use_tree_) tree_.insert(slot, less);
+        else sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), slot, less), slot);
+    }
 
     [[nodiscard]] const std::vector<std::size_t>& capacities() const noexcept { return capacity_; }
 
 private:
     std::vector<std::size_t> capacity_;  // by slot id
-    TreapIndex free_;
+    std::vector<std::uint32_t> sorted_;  // free slots by (capacity, id), while few
+    TreapIndex tree_;                    // free slots, once many
+    bool use_tree_ = false;
 };
 
 }  // namespace onnx_runtime_memory::detail
