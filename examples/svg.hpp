@@ -99,7 +99,7 @@ inline std::string render(const Timeline& t) {
     const double px = x(t.peak_position + 0.5);
     out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"red\" stroke-dasharray=\"4 3\"/>"
                        "<text x=\"{3:.2f}\" y=\"{4}\" fill=\"red\">peak live set: {5:.1f} MiB at node {6}</text>\n",
-                       px, top, top + plot_h, std::min(px + 4, width - 260), top + 14,
+                       px, top, top + plot_h, std::min(px + 4, width - 260), top - 6,
                        static_cast<double>(t.live_bytes[t.peak_position]) / (1024.0 * 1024.0), t.peak_position);
     out += "</svg>\n";
     return out;
