@@ -23,6 +23,7 @@
 
 #include "ir/graph_text.hpp"
 #include "ir/minimalloc.hpp"
+#include "ir/views.hpp"
 
 namespace orm = onnx_runtime_memory;
 
@@ -245,12 +246,7 @@ int main(int argc, char** argv) {
             if (!r) std::abort();
             g = std::move(*r);
         });
-        orm::ViewMap views;
-        for (std::size_t n = 0; n < g.node_count(); ++n) {
-            const auto op = g.op_type(n);
-            if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
-                views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
-        }
+        const orm::ViewMap views = ir::views_from_ops(g);
         std::size_t owners = 0;
         const double plan = best_of(20, [&] {
             auto live = orm::compute_liveness(g, views);

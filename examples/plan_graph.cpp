@@ -38,6 +38,7 @@
 #include "ir/graph.hpp"
 #include "ir/graph_text.hpp"
 #include "ir/minimalloc.hpp"
+#include "ir/views.hpp"
 #include "svg.hpp"
 
 namespace orm = onnx_runtime_memory;
@@ -127,16 +128,6 @@ struct Analysis {
 
 bool is_csv(const std::string& path) { return path.size() > 4 && path.ends_with(".csv"); }
 
-orm::ViewMap views_for(const ir::Graph& g, const std::vector<std::string>& ops) {
-    orm::ViewMap views;
-    for (std::size_t n = 0; n < g.node_count(); ++n) {
-        const bool is_view = std::find(ops.begin(), ops.end(), g.op_type(n)) != ops.end();
-        if (is_view && !g.node_inputs(n).empty() && !g.node_outputs(n).empty())
-            views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
-    }
-    return views;
-}
-
 // Reads, plans (slots, bounds, arena) and validates one file. On failure
 // returns the message to print (file and line, or the culprit by name).
 std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a) {
@@ -149,8 +140,8 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         return e.line ? fmt::format("{}:{}: {}", path, e.line, e.message) : fmt::format("{}: {}", path, e.message);
     }
     a.g = std::move(*graph);
-    static const std::vector<std::string> default_ops{"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
-    a.views = views_for(a.g, args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : default_ops);
+    a.views = ir::views_from_ops(a.g, args.view_ops ? *args.view_ops
+                                      : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops);
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
 
     const auto t_plan = std::chrono::steady_clock::now();

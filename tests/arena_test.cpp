@@ -3,6 +3,7 @@
 
 #include "ir/graph_text.hpp"
 #include "ir/minimalloc.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 using test::f32;
@@ -126,12 +127,7 @@ TEST_CASE("validate_arena: a view away from its root is caught") {
 }
 
 TEST_CASE("lower bounds: the largest live total, and the k-th largest sizes for slots") {
-    ir::Builder b("best_fit");
-    b.tensor("p", f32, {100}).tensor("q", f32, {200}).tensor("r", f32, {100});
-    b.tensor("s", f32, {300}).tensor("t", f32, {100}).tensor("u", f32, {100});
-    b.input("x").node("Split", {"x"}, {"p", "q", "r"}).node("Sum", {"p", "q", "r"}, {"s"});
-    b.node("A", {"s"}, {"t"}).node("B", {"t"}, {"u"}).output("u");
-    const auto g = b.build();
+    const auto g = test::best_fit_graph();
     auto live = orm::compute_liveness(g, {});
     const auto bounds = orm::lower_bounds(*live, orm::static_size_oracle(g));
     REQUIRE(bounds.has_value());
@@ -190,12 +186,7 @@ TEST_CASE("arena: every corpus graph reaches its lower bound, at alignment 1 and
         INFO(name);
         auto g = ir::read_graph_file(std::string(ORM_CORPUS_DIR) + "/" + name + ".graph");
         REQUIRE(g.has_value());
-        orm::ViewMap views;
-        for (std::size_t n = 0; n < g->node_count(); ++n) {
-            const auto op = g->op_type(n);
-            if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
-                views.insert(g->node_outputs(n)[0], g->node_inputs(n)[0]);
-        }
+        const orm::ViewMap views = ir::views_from_ops(*g);
         auto live = orm::compute_liveness(*g, views);
         for (std::size_t alignment : {1u, 64u}) {
             orm::ArenaOptions o;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "ir/graph_text.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 namespace {
@@ -12,17 +13,6 @@ ir::Graph load(const std::string& name) {
     INFO(name << ": " << (g ? std::string() : g.error().describe()));
     REQUIRE(g.has_value());
     return *g;
-}
-
-// The ops the examples treat as views of their first input.
-orm::ViewMap default_views(const ir::Graph& g) {
-    orm::ViewMap views;
-    for (std::size_t n = 0; n < g.node_count(); ++n) {
-        const auto op = g.op_type(n);
-        if (op == "Reshape" || op == "Flatten" || op == "Squeeze" || op == "Unsqueeze" || op == "Identity")
-            views.insert(g.node_outputs(n)[0], g.node_inputs(n)[0]);
-    }
-    return views;
 }
 
 struct Expected {
@@ -49,7 +39,7 @@ TEST_CASE("every static corpus graph plans, validates, and matches its figures")
         const auto plain = test::plan_ok(g);
         CHECK(plain.naive_bytes == m.activation_bytes);
         CHECK(plain.peak_bytes == m.peak_no_views);
-        const auto views = default_views(g);
+        const auto views = ir::views_from_ops(g);
         const auto viewed = test::plan_ok(g, views);
         CHECK(viewed.peak_bytes == m.peak_views);
         CHECK(viewed.peak_bytes <= viewed.naive_bytes);
@@ -61,7 +51,7 @@ TEST_CASE("every static corpus graph plans, validates, and matches its figures")
 
 TEST_CASE("the dynamic-batch ResNet-50 defers statically and completes at bounds") {
     const auto g = load("resnet50_dynamic_batch");
-    const auto views = default_views(g);
+    const auto views = ir::views_from_ops(g);
     auto status = orm::plan_activations_static(g, views);
     REQUIRE(status.has_value());
     REQUIRE(status->is_deferred());

@@ -28,12 +28,7 @@ TEST_CASE("a chain: a node's output never takes its input's slot, the next one d
 }
 
 TEST_CASE("best fit: the smallest free slot that fits, ties to the smallest id, slots never grow") {
-    ir::Builder b("best_fit");
-    b.tensor("p", f32, {100}).tensor("q", f32, {200}).tensor("r", f32, {100});
-    b.tensor("s", f32, {300}).tensor("t", f32, {100}).tensor("u", f32, {100});
-    b.input("x").node("Split", {"x"}, {"p", "q", "r"}).node("Sum", {"p", "q", "r"}, {"s"});
-    b.node("A", {"s"}, {"t"}).node("B", {"t"}, {"u"}).output("u");
-    const auto g = b.build();
+    const auto g = test::best_fit_graph();
     const auto p = plan_ok(g);
     // p, q, r open slots 0-2 at node 0; s opens slot 3 (all busy); t takes the
     // 400-byte tie at the smaller id (0); u takes the other 400 (2), not 800 or 1200.

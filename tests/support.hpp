@@ -59,6 +59,17 @@ inline orm::Interval iv(const orm::Liveness& live, const ir::Graph& g, std::stri
     return *i;
 }
 
+// Three outputs of one node (400, 800, 400 bytes) read by a fourth value's
+// node (1200 bytes), then two 400-byte values in a chain: ties and best fit.
+inline ir::Graph best_fit_graph() {
+    ir::Builder b("best_fit");
+    b.tensor("p", f32, {100}).tensor("q", f32, {200}).tensor("r", f32, {100});
+    b.tensor("s", f32, {300}).tensor("t", f32, {100}).tensor("u", f32, {100});
+    b.input("x").node("Split", {"x"}, {"p", "q", "r"}).node("Sum", {"p", "q", "r"}, {"s"});
+    b.node("A", {"s"}, {"t"}).node("B", {"t"}, {"u"}).output("u");
+    return b.build();
+}
+
 inline ValueId id(const ir::Graph& g, std::string_view name) {
     const auto v = g.find(name);
     REQUIRE(v.has_value());
