@@ -207,3 +207,35 @@ TEST_CASE("planning is deterministic and planning from a kept liveness gives the
     CHECK(from_live->plan() == p1);
     CHECK(p1.peak_bytes <= p1.naive_bytes);
 }
+
+TEST_CASE("opt-in slot strategies: in-order with growth, greedy by size") {
+    // a 16 [0,1], b 16 [1,2], c 32 [2,2]: the seed opens a third slot for c;
+    // with growth, a's free 16-byte slot grows to 32.
+    ir::Builder b("grow");
+    b.tensor("a", f32, {4}).tensor("b", f32, {4}).tensor("c", f32, {8});
+    b.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");
+    const auto g = b.build();
+    auto live = orm::compute_liveness(g, {});
+    const auto oracle = orm::static_size_oracle(g);
+    auto seed = orm::plan_activations(*live, oracle);
+    auto grown = orm::plan_activations(*live, oracle, orm::SlotStrategy::in_order_growth);
+    CHECK(capacities(seed->plan()) == std::vector<std::size_t>{16, 16, 32});
+    CHECK(capacities(grown->plan()) == std::vector<std::size_t>{32, 16});
+    CHECK(slot(g, grown->plan(), "c") == 0);
+    CHECK(orm::validate(g, {}, grown->plan(), oracle).has_value());
+    CHECK(seed->plan() == plan_ok(g));  // the default is the seed's algorithm
+
+    // Largest first: s 1200, q 800, p and r 400 each open slots; t [2,3] takes
+    // the smallest free-in-time slot (p's, 400, the smaller id of the tie); u [3,3]
+    // meets t, so it takes r's.
+    const auto h = test::best_fit_graph();
+    auto hl = orm::compute_liveness(h, {});
+    auto by_size = orm::plan_activations(*hl, orm::static_size_oracle(h), orm::SlotStrategy::greedy_by_size);
+    const auto& p = by_size->plan();
+    CHECK(capacities(p) == std::vector<std::size_t>{1200, 800, 400, 400});
+    CHECK(slot(h, p, "s") == 0);
+    CHECK(slot(h, p, "t") == 2);
+    CHECK(slot(h, p, "u") == 3);
+    CHECK(p.peak_bytes == 2800);
+    CHECK(orm::validate(h, {}, p, orm::static_size_oracle(h)).has_value());
+}

@@ -375,6 +375,14 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     if (!(bounds->offset_bytes <= plan.arena_bytes && plan.arena_bytes <= laid->arena_bytes))
         return "arena not between the lower bound and the slot plan laid out";
     if (bounds->slot_bytes > slots->plan().peak_bytes) return "the slot lower bound is above a slot plan";
+    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size}) {
+        auto other = orm::plan_activations(*live, oracle, strategy);
+        if (!other || !other->is_complete()) return "a slot strategy failed";
+        if (auto ok = orm::validate(c, views, other->plan(), oracle, c.options()); !ok)
+            return "slot strategy " + std::to_string(static_cast<int>(strategy)) + ": " + ok.error().message();
+        if (other->plan().peak_bytes < bounds->slot_bytes || other->plan().peak_bytes > other->plan().naive_bytes)
+            return "a slot strategy's peak is outside [slot bound, naive]";
+    }
     // Mutation: put an owner onto another it meets in time, no larger than it.
     for (ValueId x : live->owners)
         for (ValueId y : live->owners) {

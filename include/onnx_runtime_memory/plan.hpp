@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <iterator>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -135,18 +136,20 @@ inline void make_schedule(const Liveness& live, Schedule& r) {
 }
 
 // The seed's walk: at each position allocate the node's owner outputs (best
-// fit), then retire the owners whose interval ends there. `sizes` is
+// fit; with `grow`, growing the largest free slot rather than opening one),
+// then retire the owners whose interval ends there. `sizes` is
 // indexed by value id; naive_bytes is already known not to overflow. Reuses
 // the memory of `pool` and `plan`.
 inline void assign_slots(const Liveness& live, const Schedule& schedule, const std::vector<std::size_t>& sizes,
-                         std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan) {
+                         std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan, bool grow = false) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
     pool.reset();
     plan.assignments.assign(live.value_count(), SlotId::none());
     const auto& order = live.allocation_order;
     for (std::size_t p = 0; p < positions; ++p) {
         for (std::uint32_t k = schedule.alloc_begin[p]; k < schedule.alloc_begin[p + 1]; ++k)
-            plan.assignments[order[k]] = SlotId{pool.acquire(sizes[order[k]])};
+            plan.assignments[order[k]] =
+                SlotId{grow ? pool.acquire_growing(sizes[order[k]]) : pool.acquire(sizes[order[k]])};
         for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
             pool.release(plan.assignments[schedule.retired[k]].value);
     }
@@ -155,7 +158,7 @@ inline void assign_slots(const Liveness& live, const Schedule& schedule, const s
     plan.peak_bytes = 0;
     for (std::size_t s = 0; s < capacity.size(); ++s) {
         plan.slots[s] = SlotInfo{SlotId{static_cast<std::uint32_t>(s)}, capacity[s]};
-        plan.peak_bytes += capacity[s];  // each slot was opened by a distinct owner: <= naive_bytes
+        plan.peak_bytes += capacity[s];  // each slot holds a distinct owner's size: <= naive_bytes
     }
     plan.naive_bytes = naive_bytes;
 }
@@ -191,21 +194,74 @@ template <class Oracle>
 
 }  // namespace detail
 
-// Plan from a liveness already computed. The oracle is asked exactly once
-// per owner, in owner order. (To plan the same graph many times with new
-// sizes, ActivationPlanner keeps its working memory between plans.)
+// How slots are assigned. The seed's algorithm is the contract and the
+// default; the others are opt-in and can give fewer bytes on some graphs.
+enum class SlotStrategy : std::uint8_t {
+    seed,             // in execution order, best fit, slots never grow
+    in_order_growth,  // the same walk, but when no free slot fits, the largest free one grows
+    greedy_by_size,   // largest owners first, each into the smallest slot none of whose owners it
+                      // meets, else a new one (Pisarchyk & Lee 2020); O(n * slots * log n)
+};
+
+namespace detail {
+
+// Greedy by size for shared objects: slots are opened largest first, so a
+// slot's capacity is its first owner's size; each slot keeps its owners'
+// intervals sorted by def to test a newcomer against its two neighbours.
+inline void assign_slots_by_size(const Liveness& live, const std::vector<std::size_t>& sizes,
+                                 std::size_t naive_bytes, ActivationPlan& plan) {
+    std::vector<ValueId> order = live.owners;
+    std::stable_sort(order.begin(), order.end(), [&](ValueId a, ValueId b) { return sizes[a] > sizes[b]; });
+    std::vector<std::vector<Interval>> taken;  // by slot, sorted by def
+    plan.assignments.assign(live.value_count(), SlotId::none());
+    plan.slots.clear();
+    for (ValueId v : order) {
+        const Interval iv = live.intervals[v];
+        std::size_t best = taken.size();
+        for (std::size_t s = 0; s < taken.size(); ++s) {
+            if (best < taken.size() && plan.slots[s].capacity >= plan.slots[best].capacity) continue;
+            const auto& t = taken[s];
+            const auto next = std::lower_bound(t.begin(), t.end(), iv.def,
+                                               [](const Interval& x, NodeIndex d) { return x.def < d; });
+            const bool clash = (next != t.end() && next->overlaps(iv)) || (next != t.begin() && std::prev(next)->overlaps(iv));
+            if (!clash) best = s;
+        }
+        if (best == taken.size()) {
+            taken.emplace_back();
+            plan.slots.push_back(SlotInfo{SlotId{static_cast<std::uint32_t>(best)}, sizes[v]});
+        }
+        auto& t = taken[best];
+        t.insert(std::lower_bound(t.begin(), t.end(), iv.def, [](const Interval& x, NodeIndex d) { return x.def < d; }), iv);
+        plan.assignments[v] = SlotId{static_cast<std::uint32_t>(best)};
+    }
+    plan.peak_bytes = 0;
+    for (const auto& slot : plan.slots) plan.peak_bytes += slot.capacity;  // distinct first owners: <= naive
+    plan.naive_bytes = naive_bytes;
+}
+
+}  // namespace detail
+
+// Plan from a liveness already computed, with the seed's algorithm or
+// another SlotStrategy. The oracle is asked exactly once per owner, in owner
+// order. (To plan the same graph many times with new sizes, ActivationPlanner
+// keeps its working memory between plans.)
 template <size_oracle Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle) {
+[[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
+                                                               SlotStrategy strategy = SlotStrategy::seed) {
     std::vector<std::size_t> sizes;
     std::vector<ValueId> unknown;
     auto naive = detail::size_owners(live, oracle, sizes, unknown);
     if (!naive) return unexpected(naive.error());
     if (!unknown.empty()) return PlanStatus::deferred(std::move(unknown));
-    detail::Schedule schedule;
-    detail::make_schedule(live, schedule);
-    detail::SlotPool pool;
     ActivationPlan plan;
-    detail::assign_slots(live, schedule, sizes, *naive, pool, plan);
+    if (strategy == SlotStrategy::greedy_by_size) {
+        detail::assign_slots_by_size(live, sizes, *naive, plan);
+    } else {
+        detail::Schedule schedule;
+        detail::make_schedule(live, schedule);
+        detail::SlotPool pool;
+        detail::assign_slots(live, schedule, sizes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
+    }
     return PlanStatus::complete(std::move(plan));
 }
 

@@ -57,6 +57,19 @@ public:
         return static_cast<std::uint32_t>(capacity_.size() - 1);
     }
 
+    // Best fit, else the largest free slot grown to `need` (so slots grow
+    // instead of multiplying), else a new slot.
+    [[nodiscard]] std::uint32_t acquire_growing(std::size_t need) {
+        std::uint32_t largest = TreapIndex::nil;
+        if (use_tree_) largest = tree_.last_below([](std::uint32_t) { return true; });
+        else if (!sorted_.empty()) largest = sorted_.back();
+        if (largest == TreapIndex::nil || capacity_[largest] >= need) return acquire(need);
+        if (use_tree_) tree_.erase(largest, ByCapacityThenId{capacity_});
+        else sorted_.pop_back();
+        capacity_[largest] = need;  // out of the free set while its key changes
+        return largest;
+    }
+
     // Returns a busy slot to the free set.
     void release(std::uint32_t slot) {
         const ByCapacityThenId less{capacity_};
