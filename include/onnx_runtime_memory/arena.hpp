@@ -400,7 +400,14 @@ struct Placement {
     const auto out_of_time = [&] {
         return options.time_limit.count() > 0 && std::chrono::steady_clock::now() - started >= options.time_limit;
     };
-    std::vector<std::size_t> offset;
+    std::vector<std::size_t> offset;  // each strategy's placement; kept when it beats the best
+    const auto consider = [&](std::size_t arena, ArenaStrategy strategy) {
+        if (arena < best.arena) {
+            best.arena = arena;
+            best.offset = offset;
+            best.strategy = strategy;
+        }
+    };
     std::vector<std::pair<std::size_t, std::size_t>> scratch;
     std::vector<std::uint32_t> placed;
     const auto orders = greedy_orders(b);
@@ -413,12 +420,7 @@ struct Placement {
     for (std::size_t k = 0; k < orders.size(); ++k) {
         for (Fit fit : {Fit::best, Fit::first}) {
             if (best.arena <= lower_bound) return best;
-            const std::size_t arena = place_in_order(b, orders[k], fit, offset, scratch, placed);
-            if (arena < best.arena) {
-                best.arena = arena;
-                best.offset = offset;
-                best.strategy = names[k][fit == Fit::first];
-            }
+            consider(place_in_order(b, orders[k], fit, offset, scratch, placed), names[k][fit == Fit::first]);
         }
     }
 
@@ -427,13 +429,6 @@ struct Placement {
     constexpr std::pair<Prefer, ArenaStrategy> skylines[] = {{Prefer::size, ArenaStrategy::skyline_size},
                                                              {Prefer::area, ArenaStrategy::skyline_area},
                                                              {Prefer::lifetime, ArenaStrategy::skyline_lifetime}};
-    const auto consider = [&](std::size_t arena, ArenaStrategy strategy) {
-        if (arena < best.arena) {
-            best.arena = arena;
-            best.offset = offset;
-            best.strategy = strategy;
-        }
-    };
     for (const auto& [prefer, name] : skylines) {
         if (best.arena <= lower_bound) return best;
         consider(skyline(b, prefer, nullptr, sky, offset), name);
@@ -499,15 +494,16 @@ template <size_oracle Oracle>
     if (auto ok = detail::make_buffers(live, sizes, alignment, buffers); !ok) return unexpected(ok.error());
     const std::size_t bound = detail::offset_lower_bound(live, sizes, alignment);
     detail::Placement placement = detail::place_buffers(buffers, options, bound);
-    // The seed's slot plan, laid out, is a candidate too: never worse than it.
-    detail::Schedule schedule;
-    detail::make_schedule(live, schedule);
-    detail::SlotPool pool;
-    ActivationPlan slots;
-    detail::assign_slots(live, schedule, sizes, *naive, pool, slots);
-    auto from_slots = arena_from_slots(live, slots, alignment);
-    if (!from_slots) return unexpected(from_slots.error());
-    if (from_slots->arena_bytes < placement.arena) return ArenaStatus::complete(std::move(*from_slots));
+    if (placement.arena > bound) {  // the seed's slot plan, laid out, is a candidate too: never worse than it
+        detail::Schedule schedule;
+        detail::make_schedule(live, schedule);
+        detail::SlotPool pool;
+        ActivationPlan slots;
+        detail::assign_slots(live, schedule, sizes, *naive, pool, slots);
+        auto from_slots = arena_from_slots(live, slots, alignment);
+        if (!from_slots) return unexpected(from_slots.error());
+        if (from_slots->arena_bytes < placement.arena) return ArenaStatus::complete(std::move(*from_slots));
+    }
     ArenaPlan plan;
     plan.arena_bytes = placement.arena;
     plan.alignment = alignment;
