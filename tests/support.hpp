@@ -3,6 +3,7 @@
 #pragma once
 
 #if ORM_CATCH2_MAJOR >= 3
+#include <catch2/catch_message.hpp>  // INFO
 #include <catch2/catch_test_macros.hpp>
 #else
 #include <catch2/catch.hpp>
