@@ -46,9 +46,9 @@ public:
             }
         } else {
             const auto it = std::partition_point(sorted_.begin(), sorted_.end(),
-                                                 [&](std::uint32_t s) { return capacity_[s] < need; });
+                                                 [&](const Free& f) { return f.capacity < need; });
             if (it != sorted_.end()) {
-                const std::uint32_t best = *it;
+                const std::uint32_t best = it->slot;
                 sorted_.erase(it);
                 return best;
             }
@@ -62,7 +62,7 @@ public:
     [[nodiscard]] std::uint32_t acquire_growing(std::size_t need) {
         std::uint32_t largest = TreapIndex::nil;
         if (use_tree_) largest = tree_.last_below([](std::uint32_t) { return true; });
-        else if (!sorted_.empty()) largest = sorted_.back();
+        else if (!sorted_.empty()) largest = sorted_.back().slot;
         if (largest == TreapIndex::nil || capacity_[largest] >= need) return acquire(need);
         if (use_tree_) tree_.erase(largest, ByCapacityThenId{capacity_});
         else sorted_.pop_back();
@@ -74,19 +74,29 @@ public:
     void release(std::uint32_t slot) {
         const ByCapacityThenId less{capacity_};
         if (!use_tree_ && sorted_.size() == small) {  // too many to move around: the tree from now on
-            for (std::uint32_t s : sorted_) tree_.insert(s, less);
+            for (const Free& f : sorted_) tree_.insert(f.slot, less);
             sorted_.clear();
             use_tree_ = true;
         }
         if (use_tree_) tree_.insert(slot, less);
-        else sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), slot, less), slot);
+        else {
+            const Free f{capacity_[slot], slot};
+            sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), f), f);
+        }
     }
 
     [[nodiscard]] const std::vector<std::size_t>& capacities() const noexcept { return capacity_; }
 
 private:
     std::vector<std::size_t> capacity_;  // by slot id
-    std::vector<std::uint32_t> sorted_;  // free slots by (capacity, id), while few
+    struct Free {  // a free slot with its capacity beside it: the search reads one array
+        std::size_t capacity;
+        std::uint32_t slot;
+        friend bool operator<(const Free& a, const Free& b) noexcept {
+            return a.capacity != b.capacity ? a.capacity < b.capacity : a.slot < b.slot;
+        }
+    };
+    std::vector<Free> sorted_;           // free slots by (capacity, id), while few
     TreapIndex tree_;                    // free slots, once many
     bool use_tree_ = false;
 };
