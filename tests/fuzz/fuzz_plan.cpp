@@ -1,7 +1,9 @@
 // libFuzzer: reader + planner + validate. Whatever the input, planning
 // returns a plan or an error value, and every plan returned validates, in
 // the file's order and in a topological order, with static and bounded
-// sizes. A plan that fails validate aborts: that is the bug we hunt.
+// sizes: slot plans (every strategy, and re-planned by ActivationPlanner)
+// and arena plans. A plan that fails validation aborts: that is the bug we
+// hunt.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -28,6 +30,27 @@ void plan_and_check(const G& g, const orm::ViewMap& views, const Oracle& oracle,
     if (plan.peak_bytes > plan.naive_bytes) std::abort();
     auto again = orm::plan_activations(g, views, oracle, options);
     if (!again || !(again->plan() == plan)) std::abort();  // deterministic
+
+    auto live = orm::compute_liveness(g, views, options);
+    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size}) {
+        auto other = orm::plan_activations(*live, oracle, strategy);
+        if (!other || !orm::validate(g, views, other->plan(), oracle, options)) std::abort();
+    }
+    auto planner = orm::ActivationPlanner::create(g, views, options);
+    orm::ActivationPlan replanned;
+    if (!planner || !planner->plan(oracle, replanned) || !(replanned == plan)) std::abort();
+
+    orm::ArenaOptions arena_options;
+    arena_options.alignment = 16;
+    arena_options.search_iterations = 2;
+    auto arena = orm::plan_arena(*live, oracle, arena_options);
+    if (!arena) return;  // rounding sizes up to the alignment may overflow: an error value, fine
+    if (arena->is_complete()) {
+        if (auto ok = orm::validate_arena(g, views, arena->plan(), oracle, options); !ok) {
+            std::fprintf(stderr, "INVALID ARENA: %s\n", ok.error().message().c_str());
+            std::abort();
+        }
+    }
 }
 
 }  // namespace
