@@ -21,14 +21,6 @@ if(NOT include_dir STREQUAL expected)
 endif()
 execute_process(COMMAND pkg-config --cflags onnx_runtime_memory OUTPUT_VARIABLE cflags OUTPUT_STRIP_TRAILING_WHITESPACE)
 separate_arguments(cflags UNIX_COMMAND "${cflags}")
-execute_process(COMMAND "${CXX}" ${cflags} -Wall -Wextra -Wpedantic -Werror
-                        "${SOURCE_DIR}/tests/consumers/project/consumer.cpp" -o "${WORK_DIR}/consumer"
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "compiling with pkg-config's flags (${cflags}) failed:\n${err}")
-endif()
-execute_process(COMMAND "${WORK_DIR}/consumer" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(rc)
-  message(FATAL_ERROR "the consumer failed:\n${out}${err}")
-endif()
-message(STATUS "pkg-config ${version}: ${cflags}; ${out}")
+include("${CMAKE_CURRENT_LIST_DIR}/consumer_program.cmake")
+compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with pkg-config ${version}'s flags" ${cflags} -Wall
+                         -Wextra -Wpedantic -Werror)
