@@ -5,34 +5,45 @@
 
 #include "support.hpp"
 
+namespace {
+
+// The model: a linear scan for the free slot of smallest capacity >= need,
+// ties to the smallest id; cap.size() (a new slot) when none fits.
+std::uint32_t linear_best_fit(const std::vector<std::size_t>& cap, const std::vector<bool>& busy, std::size_t need) {
+    auto best = static_cast<std::uint32_t>(cap.size());
+    for (std::uint32_t s = 0; s < cap.size(); ++s)
+        if (!busy[s] && cap[s] >= need && (best == cap.size() || cap[s] < cap[best])) best = s;
+    return best;
+}
+
+}  // namespace
+
 TEST_CASE("SlotPool::acquire is best fit with ties to the smallest id, like a linear scan") {
     for (unsigned seed = 1; seed <= 20; ++seed) {
         std::mt19937 rng(seed);
         orm::detail::SlotPool pool;
         std::vector<std::size_t> cap;    // model: every slot's capacity
-        std::vector<bool> free_slot;     // model: which are free
-        std::vector<std::uint32_t> busy;
+        std::vector<bool> busy;          // model: which are taken
+        std::vector<std::uint32_t> held;  // slots taken, to release at random
         for (int step = 0; step < 3000; ++step) {
-            if (busy.empty() || rng() % 100 < 55) {
+            if (held.empty() || rng() % 100 < 55) {
                 const std::size_t need = rng() % (seed % 4 == 0 ? 4 : 64);  // few sizes: many ties
-                std::uint32_t expect = static_cast<std::uint32_t>(cap.size());
-                for (std::uint32_t s = 0; s < cap.size(); ++s)
-                    if (free_slot[s] && cap[s] >= need && (expect == cap.size() || cap[s] < cap[expect])) expect = s;
+                const std::uint32_t expect = linear_best_fit(cap, busy, need);
                 const std::uint32_t got = pool.acquire(need);
                 REQUIRE(got == expect);
                 if (got == cap.size()) {
                     cap.push_back(need);
-                    free_slot.push_back(false);
+                    busy.push_back(true);
                 } else {
-                    free_slot[got] = false;
+                    busy[got] = true;
                 }
-                busy.push_back(got);
+                held.push_back(got);
             } else {
-                const std::size_t k = rng() % busy.size();
-                pool.release(busy[k]);
-                free_slot[busy[k]] = true;
-                busy[k] = busy.back();
-                busy.pop_back();
+                const std::size_t k = rng() % held.size();
+                pool.release(held[k]);
+                busy[held[k]] = false;
+                held[k] = held.back();
+                held.pop_back();
             }
         }
         CHECK(pool.capacities() == cap);
@@ -52,9 +63,7 @@ TEST_CASE("SlotPool stays best fit when more than 64 slots are free at once (the
     std::mt19937 rng(7);
     for (int step = 0; step < 150; ++step) {
         const std::size_t need = rng() % 1100;
-        std::uint32_t expect = static_cast<std::uint32_t>(cap.size());
-        for (std::uint32_t s = 0; s < cap.size(); ++s)
-            if (!taken[s] && cap[s] >= need && (expect == cap.size() || cap[s] < cap[expect])) expect = s;
+        const std::uint32_t expect = linear_best_fit(cap, taken, need);
         const std::uint32_t got = pool.acquire(need);
         REQUIRE(got == expect);
         if (got == cap.size()) {

@@ -441,13 +441,18 @@ struct Placement {
     return best;
 }
 
+// A view lives at its root owner's offset.
+inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets) {
+    for (std::size_t v = 0; v < live.value_count(); ++v)
+        if (live.roots[v] != v && live.is_owner(live.roots[v])) offsets[v] = offsets[live.roots[v]];
+}
+
 // Offsets by value id: owners from the placement, views their root's.
 inline void fill_offsets(const Liveness& live, const Buffers& b, const std::vector<std::size_t>& offset,
                          std::vector<std::size_t>& out) {
     out.assign(live.value_count(), no_offset);
     for (std::size_t i = 0; i < b.count(); ++i) out[b.value[i]] = offset[i];
-    for (std::size_t v = 0; v < live.value_count(); ++v)
-        if (live.roots[v] != v && live.is_owner(live.roots[v])) out[v] = out[live.roots[v]];
+    place_views(live, out);
 }
 
 }  // namespace detail
@@ -474,8 +479,7 @@ inline void fill_offsets(const Liveness& live, const Buffers& b, const std::vect
     arena.offsets.assign(live.value_count(), no_offset);
     for (ValueId v : live.owners)
         if (const auto s = plan.slot_of(v); s && s->value < slot_offset.size()) arena.offsets[v] = slot_offset[s->value];
-    for (std::size_t v = 0; v < live.value_count(); ++v)
-        if (live.roots[v] != v && live.is_owner(live.roots[v])) arena.offsets[v] = arena.offsets[live.roots[v]];
+    detail::place_views(live, arena.offsets);
     return arena;
 }
 

@@ -1,6 +1,7 @@
 // Liveness: who owns a buffer, and from which node to which node it is live.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -181,7 +182,7 @@ template <activation_graph G>
     auto& iv = live.intervals;  // during the passes, iv[v].def is v's producer
 
     // Pass 1: producers, and the produced owners in allocation order.
-    std::vector<ValueId> produced_owners;
+    auto& order = live.allocation_order;
     for (std::size_t n = 0; n < N; ++n) {
         const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_outputs(g, n)) {
@@ -191,26 +192,22 @@ template <activation_graph G>
             iv[*v].def = node;
             if (!(flags[*v] & detail::is_init) && !views.contains(*v)) {
                 flags[*v] |= detail::is_owner_flag;
-                produced_owners.push_back(*v);
+                order.push_back(*v);
             }
         }
     }
-    // Owners produced by no node: graph inputs, when the options include them.
-    std::size_t input_owners = 0;
+    // Owners produced by no node: graph inputs, when the options include
+    // them. They are allocated first, by id: append, then rotate to the front.
     if (options.include_graph_inputs) {
+        const std::size_t produced = order.size();
         for (std::size_t v = 0; v < V; ++v) {
             if (flags[v] == detail::is_input && iv[v].def == no_node && !views.contains(static_cast<ValueId>(v))) {
                 flags[v] |= detail::is_owner_flag;
-                ++input_owners;
+                order.push_back(static_cast<ValueId>(v));
             }
         }
+        std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(produced), order.end());
     }
-    live.allocation_order.reserve(input_owners + produced_owners.size());
-    for (std::size_t v = 0; v < V && live.allocation_order.size() < input_owners; ++v)
-        if ((flags[v] & detail::is_owner_flag) && iv[v].def == no_node)
-            live.allocation_order.push_back(static_cast<ValueId>(v));
-    live.allocation_order.insert(live.allocation_order.end(), produced_owners.begin(), produced_owners.end());
-    produced_owners = {};
 
     // Pass 2: every read must come after the value (and its root) exist;
     // each read raises the root owner's use_end. use_end = no_node: unread.
