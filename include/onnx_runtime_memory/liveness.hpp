@@ -183,6 +183,7 @@ template <activation_graph G>
 
     // Pass 1: producers, and the produced owners in allocation order.
     auto& order = live.allocation_order;
+    order.reserve(V);  // owners <= values: one allocation, never moved
     for (std::size_t n = 0; n < N; ++n) {
         const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_outputs(g, n)) {
