@@ -14,8 +14,9 @@
 //   --inputs               put graph inputs in the arena
 //   --bounds SYM=N,...     size symbolic dimensions at these bounds
 //   --align N              arena offset alignment in bytes (default 64)
+//   --exact N              node budget of the arena's exact search (default 0)
 //   --search N             randomised skyline restarts for the arena (default 0)
-//   --time-limit-ms N      stop that search after N ms (default: no limit)
+//   --time-limit-ms N      stop those searches after N ms (default: no limit)
 //   --svg FILE             draw the plan as a memory timeline (one file only)
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
@@ -60,7 +61,7 @@ constexpr int planned = 0, failed = 1, deferred = 2;
 int usage(std::string_view why) {
     fmt::print(stderr,
                "plan_graph: {}\nusage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
-               "                  [--align N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n",
+               "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n",
                why);
     return failed;
 }
@@ -329,11 +330,12 @@ int main(int argc, char** argv) {
                 if (eq == 0 || !n) return usage(fmt::format("--bounds: '{}' is not SYM=N", item));
                 args.bounds.set(item.substr(0, eq), *n);
             }
-        } else if (a == "--align" || a == "--search" || a == "--time-limit-ms") {
+        } else if (a == "--align" || a == "--exact" || a == "--search" || a == "--time-limit-ms") {
             const auto v = value();
             const auto n = v ? parse_count(*v) : std::nullopt;
             if (!n) return usage(fmt::format("{} needs a number", a));
             if (a == "--align") args.arena.alignment = *n;
+            else if (a == "--exact") args.arena.exact_nodes = *n;
             else if (a == "--search") args.arena.search_iterations = static_cast<std::uint32_t>(std::min<std::size_t>(*n, 1u << 30));
             else args.arena.time_limit = std::chrono::milliseconds(*n);
         } else if (a == "--svg") {

@@ -363,6 +363,7 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     orm::ArenaOptions o;
     o.alignment = std::size_t{1} << (seed % 8);  // 1 .. 128
     o.search_iterations = static_cast<std::uint32_t>(seed % 4);
+    o.exact_nodes = seed % 3 == 0 ? 0 : 200 * (seed % 3);
     auto status = orm::plan_arena(c, views, oracle, c.options(), o);
     if (!status) return status.error().kind == orm::PlanError::Kind::size_overflow ? "" : "arena: " + status.error().message();
     const auto& plan = status->plan();

@@ -17,9 +17,16 @@
 //                (largest by size, area or lifetime), else raise the stretch
 //                to its lower neighbour; O(n * (T + n)), T the positions;
 //                also only up to greedy_limit owners
+//   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
+//                for offsets under a capacity: first the lower bound (a find
+//                there is optimal), then up in steps of 4% of it while below
+//                the best so far, five tie-break orders each, the node budget
+//                doubled every round; a capacity it proves infeasible raises
+//                the bound instead. Up to ArenaOptions::exact_nodes nodes
 //   search       randomised skyline restarts (seeded: deterministic), a
-//                fixed number of them, optionally cut short by a time limit
-//                (then the best so far)
+//                fixed number of them
+// Both searches are opt-in, and both stop early at options.time_limit (then
+// the best so far; the result may then depend on the machine's speed).
 #pragma once
 
 #include <algorithm>
@@ -33,6 +40,7 @@
 #include <vector>
 
 #include "bounds.hpp"
+#include "detail/offset_search.hpp"
 #include "detail/treap.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -48,8 +56,9 @@ inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max()
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
     std::size_t greedy_limit = 20000;     // the O(n * k) strategies run only up to this many owners
+    std::uint64_t exact_nodes = 0;        // node budget of the exact search (0: none); ~1-2 us per node
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
-    std::chrono::microseconds time_limit{0};  // if > 0, stop the search early when it is spent
+    std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
 };
 
 enum class ArenaStrategy : std::uint8_t {
@@ -67,6 +76,7 @@ enum class ArenaStrategy : std::uint8_t {
     skyline_area,     // skyline, largest size x lifetime first
     skyline_lifetime, // skyline, longest lifetime first
     search,           // a randomised skyline restart
+    exact_search,     // the branch and bound under a capacity
 };
 
 [[nodiscard]] constexpr const char* to_string(ArenaStrategy s) noexcept {
@@ -85,6 +95,7 @@ enum class ArenaStrategy : std::uint8_t {
         case ArenaStrategy::skyline_area: return "skyline_area";
         case ArenaStrategy::skyline_lifetime: return "skyline_lifetime";
         case ArenaStrategy::search: return "search";
+        case ArenaStrategy::exact_search: return "exact_search";
     }
     return "unknown";
 }
@@ -383,6 +394,49 @@ struct Skyline {
     return arena;
 }
 
+// The exact search's schedule (see the top of this file). Each round runs
+// every tie-break order at each capacity, then doubles the node budget: the
+// search is heavy-tailed, so many short runs of different orders beat one
+// long run. Calls
+// found(arena) with `offset` filled for each plan better than the best.
+template <class Found>
+void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, std::uint64_t nodes,
+                  std::chrono::steady_clock::time_point deadline, std::vector<std::size_t>& offset, Found&& found) {
+    // Too big a problem for the search's O(pairs + n * sections) tables.
+    constexpr std::size_t max_work = std::size_t{1} << 22;
+    OffsetSearch search;
+    if (!search.prepare(b.def, b.end, b.size, max_work)) return;
+    // Tie-break orders (OffsetSearch::run): MiniMalloc's section total
+    // first, later end first, area first, overlaps first, total then end.
+    constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};
+    std::size_t known = lower_bound;  // no smaller arena exists
+    const std::size_t step = std::max<std::size_t>(lower_bound / 25, 1);
+    for (std::uint64_t budget = 2 * std::uint64_t{b.count()}; nodes > 0 && known < best;
+         budget = budget > nodes / 2 ? nodes : budget * 2) {
+        // Capacities: the bound, then up in steps of 4% of it while below the best.
+        for (std::size_t capacity = known; capacity < best;
+             capacity = best - capacity <= step ? best : std::max(capacity + step, known)) {
+            for (const char* rank : ranks) {
+                std::uint64_t left = std::min(budget, nodes);
+                const auto result = search.run(capacity, rank, left, offset, deadline);
+                nodes -= std::min(budget, nodes) - left;
+                if (result == OffsetSearch::Result::found) {
+                    best = 0;
+                    for (std::size_t i = 0; i < b.count(); ++i) best = std::max(best, offset[i] + b.size[i]);
+                    found(best);
+                    break;
+                }
+                if (result == OffsetSearch::Result::infeasible) {
+                    known = capacity + 1;
+                    break;
+                }
+                if (nodes == 0 || std::chrono::steady_clock::now() >= deadline) return;
+            }
+            if (known >= best) return;
+        }
+    }
+}
+
 // The result of the strategies on one buffer problem.
 struct Placement {
     std::vector<std::size_t> offset;  // by buffer
@@ -397,9 +451,6 @@ struct Placement {
     if (best.arena <= lower_bound || b.count() > options.greedy_limit) return best;
 
     const auto started = std::chrono::steady_clock::now();
-    const auto out_of_time = [&] {
-        return options.time_limit.count() > 0 && std::chrono::steady_clock::now() - started >= options.time_limit;
-    };
     std::vector<std::size_t> offset;  // each strategy's placement; kept when it beats the best
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) {
         if (arena < best.arena) {
@@ -433,9 +484,14 @@ struct Placement {
         if (best.arena <= lower_bound) return best;
         consider(skyline(b, prefer, nullptr, sky, offset), name);
     }
+    const auto deadline = options.time_limit.count() > 0 ? started + options.time_limit
+                                                         : std::chrono::steady_clock::time_point::max();
+    if (options.exact_nodes > 0 && best.arena > lower_bound)
+        exact_search(b, lower_bound, best.arena, options.exact_nodes, deadline, offset,
+                     [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
-        if ((it & 7u) == 0 && out_of_time()) break;
+        if ((it & 7u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
         consider(skyline(b, skylines[it % 3].first, &rng, sky, offset), ArenaStrategy::search);
     }
     return best;

@@ -43,6 +43,7 @@ void plan_and_check(const G& g, const orm::ViewMap& views, const Oracle& oracle,
     orm::ArenaOptions arena_options;
     arena_options.alignment = 16;
     arena_options.search_iterations = 2;
+    arena_options.exact_nodes = 300;
     auto arena = orm::plan_arena(*live, oracle, arena_options);
     if (!arena) return;  // rounding sizes up to the alignment may overflow: an error value, fine
     if (arena->is_complete()) {

@@ -1,0 +1,332 @@
+// An exact search for offsets under a given capacity: a depth-first search
+// over "gravity" placements, after MiniMalloc (Moffitt, ASPLOS 2023).
+//
+// Every feasible placement can be pushed down until each buffer rests on one
+// it overlaps in time (or on 0), and then listed by increasing offset. So
+// the search places buffers in that order, each at its lowest offset above
+// the placed buffers it overlaps (its "min offset"), and only considers:
+//   - canonical orders: (offset, rank) never decreases along a branch;
+//   - no avoidable gap: nothing is placed at or above a height where some
+//     unplaced buffer would fit wholly below it (it could move down);
+//   - sections (time stretches with a constant live set) whose floor still
+//     leaves room for their unplaced buffers under the capacity; the floor
+//     is the highest of: the top of what is placed there, the current
+//     offset (nothing goes lower any more), the lowest min offset of the
+//     section's unplaced buffers;
+//   - independent parts: once no unplaced buffer crosses a section
+//     boundary, each side is solved on its own (no thrashing between them).
+// Within its node budget the search is complete: `infeasible` is a proof
+// that the capacity is too small.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace onnx_runtime_memory::detail {
+
+class OffsetSearch {
+public:
+    enum class Result : std::uint8_t { found, infeasible, out_of_budget };
+
+    // Prepares sections and overlaps for buffers live over the inclusive
+    // positions [def[i], end[i]] with size[i] bytes. False when the overlap
+    // lists would exceed `max_pairs` entries: too big a problem to search.
+    // O(n log n + pairs + n * sections).
+    [[nodiscard]] bool prepare(const std::vector<std::uint32_t>& def, const std::vector<std::uint32_t>& end,
+                               const std::vector<std::size_t>& size, std::size_t max_pairs) {
+        n_ = size.size();
+        size_ = &size;
+        def_ = def;
+        end_ = end;
+        // Section boundaries: every def and every end + 1 of a buffer with bytes.
+        std::vector<std::uint64_t> bounds;
+        for (std::size_t i = 0; i < n_; ++i)
+            if (size[i] > 0) {
+                bounds.push_back(def[i]);
+                bounds.push_back(std::uint64_t{end[i]} + 1);
+            }
+        std::sort(bounds.begin(), bounds.end());
+        bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+        sections_ = bounds.empty() ? 0 : static_cast<std::uint32_t>(bounds.size() - 1);
+        const auto index = [&](std::uint64_t p) {
+            return static_cast<std::uint32_t>(std::lower_bound(bounds.begin(), bounds.end(), p) - bounds.begin());
+        };
+        lo_.assign(n_, 0);
+        hi_.assign(n_, 0);
+        std::vector<std::uint32_t> by_lo;
+        for (std::uint32_t i = 0; i < n_; ++i)
+            if (size[i] > 0) {
+                lo_[i] = index(def[i]);
+                hi_[i] = index(std::uint64_t{end[i]} + 1);
+                by_lo.push_back(i);
+            }
+        // Overlaps (compressed rows), by a sweep over buffers sorted by first section.
+        std::stable_sort(by_lo.begin(), by_lo.end(), [&](std::uint32_t a, std::uint32_t b) { return lo_[a] < lo_[b]; });
+        const auto each_pair = [&](auto&& f) {
+            for (std::size_t x = 0; x < by_lo.size(); ++x)
+                for (std::size_t y = x + 1; y < by_lo.size() && lo_[by_lo[y]] < hi_[by_lo[x]]; ++y)
+                    if (!f(by_lo[x], by_lo[y])) return false;
+            return true;
+        };
+        overlap_begin_.assign(n_ + 1, 0);
+        std::size_t pairs = 0;
+        if (!each_pair([&](std::uint32_t a, std::uint32_t b) {
+                ++overlap_begin_[a + 1];
+                ++overlap_begin_[b + 1];
+                return (pairs += 2) <= max_pairs;
+            }))
+            return false;
+        std::partial_sum(overlap_begin_.begin(), overlap_begin_.end(), overlap_begin_.begin());
+        overlaps_.resize(pairs);
+        std::vector<std::size_t> fill(overlap_begin_.begin(), overlap_begin_.end() - 1);
+        (void)each_pair([&](std::uint32_t a, std::uint32_t b) {
+            overlaps_[fill[a]++] = b;
+            overlaps_[fill[b]++] = a;
+            return true;
+        });
+        // Per section: the total size live there; per boundary s | s+1: the buffers crossing it.
+        total0_.assign(sections_, 0);
+        cut0_.assign(sections_, 0);
+        for (std::size_t i = 0; i < n_; ++i) {
+            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) total0_[s] += size[i];
+            for (std::uint32_t s = lo_[i]; s + 1 < hi_[i]; ++s) ++cut0_[s];
+        }
+        return true;
+    }
+
+    // Searches for offsets (written to `offset`, by buffer; 0 for empty
+    // buffers) with every top at most `capacity`. Stops after `nodes` nodes
+    // (decremented) or at `deadline`, then out_of_budget.
+    //
+    // `rank` breaks ties between buffers at the same offset: letters, each a
+    // key compared in turn, larger first: T the largest total size live in
+    // a section the buffer spans, L its lifetime in sections, A size x
+    // lifetime in positions, Z size, O the number of buffers it overlaps,
+    // E its end, S the earlier start; then the buffer index. The search
+    // is heavy-tailed: one order may finish in a few hundred nodes where
+    // another needs millions, so callers should cycle through several.
+    [[nodiscard]] Result run(std::size_t capacity, const char* rank, std::uint64_t& nodes,
+                             std::vector<std::size_t>& offset,
+                             std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
+        capacity_ = capacity;
+        nodes_ = &nodes;
+        deadline_ = deadline;
+        rank_buffers(rank);
+        min_off_.assign(n_, 0);
+        floor_.assign(sections_, 0);
+        low_.assign(sections_, 0);
+        next_.assign(std::size_t{sections_} + 1, 0);
+        total_ = total0_;
+        cut_ = cut0_;
+        placed_.assign(n_, 0);
+        solution_.assign(n_, 0);
+        trail_.clear();
+        list_.clear();
+        for (std::uint32_t i = 0; i < n_; ++i)
+            if ((*size_)[i] > 0) list_.push_back({0, rank_[i], i});
+        const Result r = split(0, sections_, 0, list_.size(), 0, 0);
+        if (r == Result::found) offset = solution_;
+        return r;
+    }
+
+private:
+    struct Candidate {
+        std::size_t off;  // the buffer's min offset when the list was made
+        std::uint32_t rank, buffer;
+        bool operator<(const Candidate& o) const noexcept { return off != o.off ? off < o.off : rank < o.rank; }
+    };
+    struct Undo {
+        std::uint32_t index;  // a buffer (its min offset) or, with the high bit, a section (its floor)
+        std::size_t old;
+    };
+    static constexpr std::uint32_t section_bit = 0x80000000u;
+
+    void rank_buffers(const char* rank) {
+        constexpr char letters[] = "TLAZOES";
+        std::vector<std::size_t> key[sizeof letters - 1];
+        for (auto& k : key) k.assign(n_, 0);
+        for (std::size_t i = 0; i < n_; ++i) {
+            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key[0][i] = std::max(key[0][i], total0_[s]);
+            key[1][i] = hi_[i] - lo_[i];
+            if (__builtin_mul_overflow((*size_)[i], std::size_t{end_[i]} - def_[i] + 1, &key[2][i]))
+                key[2][i] = std::numeric_limits<std::size_t>::max();
+            key[3][i] = (*size_)[i];
+            key[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
+            key[5][i] = end_[i];
+            key[6][i] = std::numeric_limits<std::uint32_t>::max() - def_[i];
+        }
+        std::vector<const std::vector<std::size_t>*> keys;
+        for (const char* c = rank; *c; ++c)
+            for (std::size_t l = 0; l + 1 < sizeof letters; ++l)
+                if (letters[l] == *c) keys.push_back(&key[l]);
+        std::vector<std::uint32_t> order(n_);
+        std::iota(order.begin(), order.end(), 0u);
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            for (const auto* k : keys)
+                if ((*k)[a] != (*k)[b]) return (*k)[a] > (*k)[b];
+            return a < b;
+        });
+        rank_.assign(n_, 0);
+        for (std::uint32_t r = 0; r < n_; ++r) rank_[order[r]] = r;
+    }
+
+    // Solves the unplaced buffers of list_[begin, end) inside sections
+    // [lo, hi), one independent part at a time (split at every boundary no
+    // unplaced buffer crosses). A part keeps the canonical order so far:
+    // the part of a canonical placement is canonical too.
+    Result split(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t last_off,
+                 std::uint32_t last_rank) {
+        std::uint32_t from = lo;
+        for (std::uint32_t s = lo; s < hi; ++s) {
+            if (s + 1 < hi && cut_[s] > 0) continue;
+            const std::size_t part = list_.size();
+            for (std::size_t k = begin; k < end; ++k) {
+                const std::uint32_t i = list_[k].buffer;
+                if (!placed_[i] && lo_[i] >= from && hi_[i] <= s + 1) list_.push_back({min_off_[i], rank_[i], i});
+            }
+            std::sort(list_.begin() + static_cast<std::ptrdiff_t>(part), list_.end());
+            Result r = Result::found;
+            if (list_.size() > part) r = search(from, s + 1, part, list_.size(), last_off, last_rank);
+            list_.resize(part);
+            if (r != Result::found) return r;
+            from = s + 1;
+        }
+        return Result::found;
+    }
+
+    // list_[begin, end): exactly the unplaced buffers of this part, sorted.
+    Result search(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t last_off,
+                  std::uint32_t last_rank) {
+        if (*nodes_ == 0 || ((*nodes_ & 255u) == 0 && std::chrono::steady_clock::now() >= deadline_))
+            return Result::out_of_budget;
+        --*nodes_;
+        if (begin == end) return Result::found;
+        if (!fits(lo, hi, begin, end, last_off)) return Result::infeasible;
+        std::size_t min_height = std::numeric_limits<std::size_t>::max();
+        for (std::size_t k = begin; k < end; ++k)
+            min_height = std::min(min_height, list_[k].off + (*size_)[list_[k].buffer]);
+        for (std::size_t k = begin; k < end; ++k) {
+            const Candidate c = list_[k];
+            if (c.off >= min_height) break;  // an unplaced buffer would fit wholly below: a gap
+            if (c.off < last_off || (c.off == last_off && c.rank < last_rank)) continue;
+            const std::size_t mark = trail_.size(), child = list_.size();
+            Result r;
+            const Placed placed = place(c.buffer, c.off);
+            if (placed.splits) {
+                r = split(lo, hi, begin, end, c.off, c.rank);
+            } else {
+                child_list(begin, end, c.buffer, mark);
+                r = search(lo, hi, child, list_.size(), c.off, c.rank);
+            }
+            list_.resize(child);
+            unplace(c.buffer, mark);
+            if (r == Result::found) solution_[c.buffer] = c.off;
+            if (r != Result::infeasible) return r;
+            // Nothing unplaced overlaps it, so its min offset stays put: in
+            // any later sibling's subtree it would have to go below that
+            // sibling, out of canonical order. No later sibling can succeed.
+            if (placed.hatless) break;
+        }
+        return Result::infeasible;
+    }
+
+    // Appends the child's sorted list: the parent's list_[begin, end) less
+    // the placed buffer, where the buffers the placement raised (the trail
+    // since `mark`; all now at the same min offset) move to their new place.
+    void child_list(std::size_t begin, std::size_t end, std::uint32_t placed, std::size_t mark) {
+        raised_.clear();
+        for (std::size_t k = mark; k < trail_.size(); ++k)
+            if (!(trail_[k].index & section_bit)) raised_.push_back({min_off_[trail_[k].index], rank_[trail_[k].index], trail_[k].index});
+        std::sort(raised_.begin(), raised_.end());
+        std::size_t r = 0;
+        for (std::size_t k = begin; k < end; ++k) {
+            const Candidate c = list_[k];
+            if (c.buffer == placed || min_off_[c.buffer] != c.off) continue;  // placed, or raised
+            for (; r < raised_.size() && raised_[r] < c; ++r) list_.push_back(raised_[r]);
+            list_.push_back(c);
+        }
+        list_.insert(list_.end(), raised_.begin() + static_cast<std::ptrdiff_t>(r), raised_.end());
+    }
+
+    struct Placed {
+        bool splits = false;  // a section boundary lost its last unplaced crossing buffer
+        bool hatless = true;  // no unplaced buffer overlaps it
+    };
+    Placed place(std::uint32_t i, std::size_t off) {
+        Placed result;
+        const std::size_t top = off + (*size_)[i];
+        placed_[i] = 1;
+        for (std::size_t k = overlap_begin_[i]; k < overlap_begin_[i + 1]; ++k) {
+            const std::uint32_t j = overlaps_[k];
+            if (placed_[j]) continue;
+            result.hatless = false;
+            if (min_off_[j] >= top) continue;
+            trail_.push_back({j, min_off_[j]});
+            min_off_[j] = top;
+        }
+        for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) {
+            trail_.push_back({s | section_bit, floor_[s]});
+            floor_[s] = top;  // the highest top there: offsets only grow along a branch
+            total_[s] -= (*size_)[i];
+            if (s + 1 < hi_[i] && --cut_[s] == 0) result.splits = true;
+        }
+        return result;
+    }
+
+    void unplace(std::uint32_t i, std::size_t mark) {
+        for (std::size_t k = trail_.size(); k-- > mark;) {
+            const Undo u = trail_[k];
+            if (u.index & section_bit) floor_[u.index & ~section_bit] = u.old;
+            else min_off_[u.index] = u.old;
+        }
+        trail_.resize(mark);
+        for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) {
+            total_[s] += (*size_)[i];
+            if (s + 1 < hi_[i]) ++cut_[s];
+        }
+        placed_[i] = 0;
+    }
+
+    // The section check (see the top of this file). The list is sorted by
+    // min offset, so a section's lowest min offset is that of the first
+    // buffer in the list covering it; next_ skips sections already set.
+    // O(list + sections).
+    [[nodiscard]] bool fits(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t off) {
+        for (std::uint32_t s = lo; s <= hi; ++s) next_[s] = s;
+        const auto find = [&](std::uint32_t s) {
+            while (next_[s] != s) s = next_[s] = next_[next_[s]];
+            return s;
+        };
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t i = list_[k].buffer;
+            for (std::uint32_t s = find(lo_[i]); s < hi_[i]; s = find(s + 1)) {
+                low_[s] = list_[k].off;
+                next_[s] = hi_[i];  // later finds jump past this buffer's sections
+            }
+        }
+        for (std::uint32_t s = lo; s < hi; ++s) {
+            const std::size_t floor = total_[s] > 0 ? std::max({off, floor_[s], low_[s]}) : floor_[s];
+            if (floor > capacity_ || total_[s] > capacity_ - floor) return false;
+        }
+        return true;
+    }
+
+    std::size_t n_ = 0, capacity_ = 0;
+    std::uint32_t sections_ = 0;
+    std::uint64_t* nodes_ = nullptr;
+    std::chrono::steady_clock::time_point deadline_;
+    const std::vector<std::size_t>* size_ = nullptr;
+    std::vector<std::uint32_t> lo_, hi_, overlaps_, cut0_, cut_, rank_, next_;  // by buffer, pair or section
+    std::vector<std::size_t> overlap_begin_, total0_, total_, min_off_, floor_, low_, solution_;
+    std::vector<std::uint8_t> placed_;
+    std::vector<Undo> trail_;
+    std::vector<std::uint32_t> def_, end_;
+    std::vector<Candidate> list_, raised_;  // list_: the candidate lists of the nodes on the path, stacked
+};
+
+}  // namespace onnx_runtime_memory::detail
