@@ -174,10 +174,11 @@ TEST_CASE("exact search: empty buffers, no buffers, and a budget that runs out")
     REQUIRE(search.run(5, "TLA", nodes, offset) == Search::Result::found);
     CHECK(offset == std::vector<std::size_t>{0, 0});
 
-    // Pairs beyond the limit: too big to search.
+    // Work beyond the limit is too big to search: here one section spanned
+    // by 3 buffers, and 3 overlapping pairs listed both ways, 9 in all.
     Problem crowd{{0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
-    CHECK_FALSE(search.prepare(crowd.def, crowd.end, crowd.size, 5));
-    REQUIRE(search.prepare(crowd.def, crowd.end, crowd.size, 6));
+    CHECK_FALSE(search.prepare(crowd.def, crowd.end, crowd.size, 8));
+    REQUIRE(search.prepare(crowd.def, crowd.end, crowd.size, 9));
     nodes = 1;
     CHECK(search.run(3, "TLA", nodes, offset) == Search::Result::out_of_budget);
     CHECK(nodes == 0);

@@ -55,8 +55,8 @@ inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max()
 
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
-    std::size_t greedy_limit = 20000;     // the O(n * k) strategies run only up to this many owners
-    std::uint64_t exact_nodes = 0;        // node budget of the exact search (0: none); ~1-2 us per node
+    std::size_t greedy_limit = 20000;     // the O(n * k) strategies and the searches run only up to this many owners
+    std::uint64_t exact_nodes = 0;        // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
 };
@@ -397,15 +397,18 @@ struct Skyline {
 // The exact search's schedule (see the top of this file). Each round runs
 // every tie-break order at each capacity, then doubles the node budget: the
 // search is heavy-tailed, so many short runs of different orders beat one
-// long run. Calls
-// found(arena) with `offset` filled for each plan better than the best.
+// long run. Calls found(arena) with `offset` filled for each plan better
+// than the best.
 template <class Found>
 void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, std::uint64_t nodes,
                   std::chrono::steady_clock::time_point deadline, std::vector<std::size_t>& offset, Found&& found) {
-    // Too big a problem for the search's O(pairs + n * sections) tables.
-    constexpr std::size_t max_work = std::size_t{1} << 22;
+    // The search recurses twice per placed buffer (about 180 bytes of stack
+    // each, unoptimised): at most 1,024 buffers keeps it under 400 KB.
+    // Beyond 4M overlap pairs plus buffer-sections, its tables (and each
+    // node) would cost too much to try.
+    constexpr std::size_t max_buffers = 1024, max_work = std::size_t{1} << 22;
     OffsetSearch search;
-    if (!search.prepare(b.def, b.end, b.size, max_work)) return;
+    if (b.count() > max_buffers || !search.prepare(b.def, b.end, b.size, max_work)) return;
     // Tie-break orders (OffsetSearch::run): MiniMalloc's section total
     // first, later end first, area first, overlaps first, total then end.
     constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};

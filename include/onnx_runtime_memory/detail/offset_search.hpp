@@ -34,12 +34,14 @@ public:
     enum class Result : std::uint8_t { found, infeasible, out_of_budget };
 
     // Prepares sections and overlaps for buffers live over the inclusive
-    // positions [def[i], end[i]] with size[i] bytes. False when the overlap
-    // lists would exceed `max_pairs` entries: too big a problem to search.
-    // O(n log n + pairs + n * sections).
+    // positions [def[i], end[i]] with size[i] bytes. False, after
+    // O(n log n + max_work), when the overlap pairs plus the sections each
+    // buffer spans exceed `max_work`: too big a problem to search. Else
+    // O(n log n + that work).
     [[nodiscard]] bool prepare(const std::vector<std::uint32_t>& def, const std::vector<std::uint32_t>& end,
-                               const std::vector<std::size_t>& size, std::size_t max_pairs) {
+                               const std::vector<std::size_t>& size, std::size_t max_work) {
         n_ = size.size();
+        if (n_ >= section_bit / 2) return false;  // buffer and section ids (< 2n) share the undo log
         size_ = &size;
         def_ = def;
         end_ = end;
@@ -59,11 +61,13 @@ public:
         lo_.assign(n_, 0);
         hi_.assign(n_, 0);
         std::vector<std::uint32_t> by_lo;
+        std::size_t work = 0;
         for (std::uint32_t i = 0; i < n_; ++i)
             if (size[i] > 0) {
                 lo_[i] = index(def[i]);
                 hi_[i] = index(std::uint64_t{end[i]} + 1);
                 by_lo.push_back(i);
+                if ((work += hi_[i] - lo_[i]) > max_work) return false;
             }
         // Overlaps (compressed rows), by a sweep over buffers sorted by first section.
         std::stable_sort(by_lo.begin(), by_lo.end(), [&](std::uint32_t a, std::uint32_t b) { return lo_[a] < lo_[b]; });
@@ -78,7 +82,8 @@ public:
         if (!each_pair([&](std::uint32_t a, std::uint32_t b) {
                 ++overlap_begin_[a + 1];
                 ++overlap_begin_[b + 1];
-                return (pairs += 2) <= max_pairs;
+                pairs += 2;
+                return pairs + work <= max_work;
             }))
             return false;
         std::partial_sum(overlap_begin_.begin(), overlap_begin_.end(), overlap_begin_.begin());
