@@ -2,13 +2,12 @@
 // capacity and move between busy and free; acquire() takes the free slot
 // with the smallest capacity >= need (ties to the smallest id), else opens a
 // new one. Free slots are kept ordered by (capacity, id): in a sorted vector
-// while there are at most `small` of them (binary search and a short move:
-// real graphs rarely have more), else, for the rest of the plan, in a
+// while there are at most `small` of them (a short scan and move: real
+// graphs rarely have more), else, for the rest of the plan, in a
 // TreapIndex: O(log slots) whatever the graph. Nothing is allocated per
 // operation once the pool has grown.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -45,11 +44,15 @@ public:
                 return best;
             }
         } else {
-            const auto it = std::partition_point(sorted_.begin(), sorted_.end(),
-                                                 [&](const Free& f) { return f.capacity < need; });
-            if (it != sorted_.end()) {
-                const std::uint32_t best = it->slot;
-                sorted_.erase(it);
+            // A scan and a shift by hand: with a few dozen entries at most,
+            // cheaper than a binary search's mispredictions and erase().
+            const std::size_t n = sorted_.size();
+            std::size_t i = 0;
+            while (i < n && sorted_[i].capacity < need) ++i;
+            if (i < n) {
+                const std::uint32_t best = sorted_[i].slot;
+                for (; i + 1 < n; ++i) sorted_[i] = sorted_[i + 1];
+                sorted_.pop_back();
                 return best;
             }
         }
@@ -79,9 +82,12 @@ public:
             use_tree_ = true;
         }
         if (use_tree_) tree_.insert(slot, less);
-        else {
+        else {  // one insertion-sort step from the back
             const Free f{capacity_[slot], slot};
-            sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), f), f);
+            std::size_t i = sorted_.size();
+            sorted_.push_back(f);  // within the capacity reserved once the pool has grown
+            for (; i > 0 && f < sorted_[i - 1]; --i) sorted_[i] = sorted_[i - 1];
+            sorted_[i] = f;
         }
     }
 
