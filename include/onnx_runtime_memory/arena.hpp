@@ -19,7 +19,7 @@
 //                also only up to greedy_limit owners
 //   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
 //                for offsets under a capacity: first the lower bound (a find
-//                there is optimal), then up in steps of 4% of it while below
+//                there is optimal), then 2%, 4%, 8%, ... above it while below
 //                the best so far, five tie-break orders each, the node budget
 //                doubled every round; a capacity it proves infeasible raises
 //                the bound instead. Up to ArenaOptions::exact_nodes nodes
@@ -413,16 +413,24 @@ void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, s
     // first, later end first, area first, overlaps first, total then end.
     constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};
     std::size_t known = lower_bound;  // no smaller arena exists
-    const std::size_t step = std::max<std::size_t>(lower_bound / 25, 1);
+    const std::size_t percent = std::max<std::size_t>(lower_bound / 100, 1);
     for (std::uint64_t budget = 2 * std::uint64_t{b.count()}; nodes > 0 && known < best;
          budget = budget > nodes / 2 ? nodes : budget * 2) {
-        // Capacities: the bound, then up in steps of 4% of it while below the best.
-        for (std::size_t capacity = known; capacity < best;
-             capacity = best - capacity <= step ? best : std::max(capacity + step, known)) {
+        // Capacities: the bound, then 2% and 4% above it, then up in steps of
+        // 4% while below the best. The bound gets twice the budget: a plan
+        // found there is final.
+        for (std::size_t rung = 0, last = 0;; ++rung) {
+            std::size_t above = 0;
+            if (__builtin_mul_overflow(percent, rung <= 2 ? 2 * rung : 4 * (rung - 1), &above)) break;
+            const std::size_t capacity = std::max(known, saturating_add(lower_bound, above));
+            if (capacity >= best) break;
+            if (rung > 0 && capacity == last) continue;  // a proof raised `known` past this rung
+            last = capacity;
             for (const char* rank : ranks) {
-                std::uint64_t left = std::min(budget, nodes);
+                const std::uint64_t given = std::min(rung == 0 ? 2 * budget : budget, nodes);
+                std::uint64_t left = given;
                 const auto result = search.run(capacity, rank, left, offset, deadline);
-                nodes -= std::min(budget, nodes) - left;
+                nodes -= given - left;
                 if (result == OffsetSearch::Result::found) {
                     best = 0;
                     for (std::size_t i = 0; i < b.count(); ++i) best = std::max(best, offset[i] + b.size[i]);
