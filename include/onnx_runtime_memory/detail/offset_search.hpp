@@ -245,8 +245,10 @@ private:
     // since `mark`; all now at the same min offset) move to their new place.
     void child_list(std::size_t begin, std::size_t end, std::uint32_t placed, std::size_t mark) {
         raised_.clear();
-        for (std::size_t k = mark; k < trail_.size(); ++k)
-            if (!(trail_[k].index & section_bit)) raised_.push_back({min_off_[trail_[k].index], rank_[trail_[k].index], trail_[k].index});
+        for (std::size_t k = mark; k < trail_.size(); ++k) {
+            const std::uint32_t i = trail_[k].index;
+            if (!(i & section_bit)) raised_.push_back({min_off_[i], rank_[i], i});
+        }
         std::sort(raised_.begin(), raised_.end());
         std::size_t r = 0;
         for (std::size_t k = begin; k < end; ++k) {
@@ -302,10 +304,11 @@ private:
     // buffer in the list covering it; next_ skips sections already set.
     // O(list + sections).
     [[nodiscard]] bool fits(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t off) {
-        for (std::uint32_t s = lo; s < hi; ++s) {  // first without the min offsets: cheaper, and often enough
-            const std::size_t floor = total_[s] > 0 ? std::max(off, floor_[s]) : floor_[s];
-            if (floor > capacity_ || total_[s] > capacity_ - floor) return false;
-        }
+        const auto too_high = [&](std::uint32_t s, std::size_t floor) {
+            return floor > capacity_ || total_[s] > capacity_ - floor;
+        };
+        for (std::uint32_t s = lo; s < hi; ++s)  // first without the min offsets: cheaper, and often enough
+            if (too_high(s, total_[s] > 0 ? std::max(off, floor_[s]) : floor_[s])) return false;
         for (std::uint32_t s = lo; s <= hi; ++s) next_[s] = s;
         const auto find = [&](std::uint32_t s) {
             while (next_[s] != s) s = next_[s] = next_[next_[s]];
@@ -318,10 +321,8 @@ private:
                 next_[s] = hi_[i];  // later finds jump past this buffer's sections
             }
         }
-        for (std::uint32_t s = lo; s < hi; ++s) {
-            const std::size_t floor = total_[s] > 0 ? std::max({off, floor_[s], low_[s]}) : floor_[s];
-            if (floor > capacity_ || total_[s] > capacity_ - floor) return false;
-        }
+        for (std::uint32_t s = lo; s < hi; ++s)
+            if (total_[s] > 0 && too_high(s, std::max({off, floor_[s], low_[s]}))) return false;
         return true;
     }
 
