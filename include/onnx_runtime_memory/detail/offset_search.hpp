@@ -43,8 +43,6 @@ public:
         n_ = size.size();
         if (n_ >= section_bit / 2) return false;  // buffer and section ids (< 2n) share the undo log
         size_ = &size;
-        def_ = def;
-        end_ = end;
         // Section boundaries: every def and every end + 1 of a buffer with bytes.
         std::vector<std::uint64_t> bounds;
         for (std::size_t i = 0; i < n_; ++i)
@@ -101,6 +99,18 @@ public:
             for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) total0_[s] += size[i];
             for (std::uint32_t s = lo_[i]; s + 1 < hi_[i]; ++s) ++cut0_[s];
         }
+        // The tie-break keys (see run), larger first.
+        for (auto& k : key_) k.assign(n_, 0);
+        for (std::size_t i = 0; i < n_; ++i) {
+            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key_[0][i] = std::max(key_[0][i], total0_[s]);
+            key_[1][i] = hi_[i] - lo_[i];
+            if (__builtin_mul_overflow(size[i], std::size_t{end[i]} - def[i] + 1, &key_[2][i]))
+                key_[2][i] = std::numeric_limits<std::size_t>::max();
+            key_[3][i] = size[i];
+            key_[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
+            key_[5][i] = end[i];
+            key_[6][i] = std::numeric_limits<std::uint32_t>::max() - def[i];
+        }
         return true;
     }
 
@@ -150,25 +160,13 @@ private:
         std::size_t old;
     };
     static constexpr std::uint32_t section_bit = 0x80000000u;
+    static constexpr char key_letters[] = "TLAZOES";  // key_[k] for each letter
 
     void rank_buffers(const char* rank) {
-        constexpr char letters[] = "TLAZOES";
-        std::vector<std::size_t> key[sizeof letters - 1];
-        for (auto& k : key) k.assign(n_, 0);
-        for (std::size_t i = 0; i < n_; ++i) {
-            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key[0][i] = std::max(key[0][i], total0_[s]);
-            key[1][i] = hi_[i] - lo_[i];
-            if (__builtin_mul_overflow((*size_)[i], std::size_t{end_[i]} - def_[i] + 1, &key[2][i]))
-                key[2][i] = std::numeric_limits<std::size_t>::max();
-            key[3][i] = (*size_)[i];
-            key[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
-            key[5][i] = end_[i];
-            key[6][i] = std::numeric_limits<std::uint32_t>::max() - def_[i];
-        }
         std::vector<const std::vector<std::size_t>*> keys;
         for (const char* c = rank; *c; ++c)
-            for (std::size_t l = 0; l + 1 < sizeof letters; ++l)
-                if (letters[l] == *c) keys.push_back(&key[l]);
+            for (std::size_t l = 0; l + 1 < sizeof key_letters; ++l)
+                if (key_letters[l] == *c) keys.push_back(&key_[l]);
         std::vector<std::uint32_t> order(n_);
         std::iota(order.begin(), order.end(), 0u);
         std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
@@ -335,7 +333,7 @@ private:
     std::vector<std::size_t> overlap_begin_, total0_, total_, min_off_, floor_, low_, solution_;
     std::vector<std::uint8_t> placed_;
     std::vector<Undo> trail_;
-    std::vector<std::uint32_t> def_, end_;
+    std::vector<std::size_t> key_[sizeof key_letters - 1];
     std::vector<Candidate> list_, raised_;  // list_: the candidate lists of the nodes on the path, stacked
 };
 
