@@ -263,6 +263,7 @@ TEST_CASE("arena: the exact search keeps the alignment") {
     o.alignment = 4096;
     o.exact_nodes = 20000;
     const auto p = arena_ok(*g, {}, o);  // validate_arena checks the alignment
+    CHECK(p.strategy == orm::ArenaStrategy::exact_search);
     auto live = orm::compute_liveness(*g, {});
     CHECK(p.arena_bytes >= orm::lower_bounds(*live, orm::static_size_oracle(*g), 4096)->offset_bytes);
     CHECK(p.arena_bytes % 4096 == 0);

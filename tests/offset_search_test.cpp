@@ -71,7 +71,6 @@ Search::Result solve(Search& search, std::size_t capacity, std::vector<std::size
 TEST_CASE("exact search: random tilings are packed into exactly their capacity") {
     // A tiling leaves no byte spare: only a perfect packing fits, which
     // greedy placement rarely finds. Dropping pieces keeps it feasible.
-    int found = 0;
     for (std::uint32_t seed = 0; seed < 600; ++seed) {
         INFO("seed " << seed);
         std::mt19937 rng(seed);
@@ -90,9 +89,7 @@ TEST_CASE("exact search: random tilings are packed into exactly their capacity")
         std::vector<std::size_t> offset;
         REQUIRE(solve(search, capacity, offset) == Search::Result::found);  // within the budget, on these sizes
         REQUIRE(check_offsets(p, offset, capacity).empty());
-        ++found;
     }
-    CHECK(found == 600);
 }
 
 TEST_CASE("exact search: a capacity too small is proved infeasible") {
