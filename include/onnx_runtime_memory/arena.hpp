@@ -56,9 +56,10 @@ inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max()
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
     std::size_t greedy_limit = 20000;     // the O(n * k) strategies and the searches run only up to this many owners
-    std::uint64_t exact_nodes = 0;        // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
+    // Last, so that 0.1's positional initialisers keep their meaning.
+    std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
 };
 
 enum class ArenaStrategy : std::uint8_t {
