@@ -16,6 +16,22 @@ std::uint32_t linear_best_fit(const std::vector<std::size_t>& cap, const std::ve
     return best;
 }
 
+// Acquires from the pool, checks it against the model, and takes the slot in
+// the model too; returns the slot.
+std::uint32_t acquire_checked(orm::detail::SlotPool& pool, std::vector<std::size_t>& cap, std::vector<bool>& busy,
+                              std::size_t need) {
+    const std::uint32_t expect = linear_best_fit(cap, busy, need);
+    const std::uint32_t got = pool.acquire(need);
+    REQUIRE(got == expect);
+    if (got == cap.size()) {
+        cap.push_back(need);
+        busy.push_back(true);
+    } else {
+        busy[got] = true;
+    }
+    return got;
+}
+
 }  // namespace
 
 TEST_CASE("SlotPool::acquire is best fit with ties to the smallest id, like a linear scan") {
@@ -28,16 +44,7 @@ TEST_CASE("SlotPool::acquire is best fit with ties to the smallest id, like a li
         for (int step = 0; step < 3000; ++step) {
             if (held.empty() || rng() % 100 < 55) {
                 const std::size_t need = rng() % (seed % 4 == 0 ? 4 : 64);  // few sizes: many ties
-                const std::uint32_t expect = linear_best_fit(cap, busy, need);
-                const std::uint32_t got = pool.acquire(need);
-                REQUIRE(got == expect);
-                if (got == cap.size()) {
-                    cap.push_back(need);
-                    busy.push_back(true);
-                } else {
-                    busy[got] = true;
-                }
-                held.push_back(got);
+                held.push_back(acquire_checked(pool, cap, busy, need));
             } else {
                 const std::size_t k = rng() % held.size();
                 pool.release(held[k]);
@@ -61,16 +68,5 @@ TEST_CASE("SlotPool stays best fit when more than 64 slots are free at once (the
     std::vector<std::size_t> cap = pool.capacities();
     std::vector<bool> taken(cap.size(), false);
     std::mt19937 rng(7);
-    for (int step = 0; step < 150; ++step) {
-        const std::size_t need = rng() % 1100;
-        const std::uint32_t expect = linear_best_fit(cap, taken, need);
-        const std::uint32_t got = pool.acquire(need);
-        REQUIRE(got == expect);
-        if (got == cap.size()) {
-            cap.push_back(need);
-            taken.push_back(true);
-        } else {
-            taken[got] = true;
-        }
-    }
+    for (int step = 0; step < 150; ++step) (void)acquire_checked(pool, cap, taken, rng() % 1100);
 }
