@@ -30,6 +30,10 @@ orm::ArenaPlan arena_ok(const ir::Graph& g, const orm::ViewMap& views, const orm
     return status->plan();
 }
 
+// A MiniMalloc challenging instance, by letter, as a graph.
+std::string minimalloc_dir() { return std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/"; }
+auto read_instance(const std::string& name) { return ir::read_minimalloc_csv(minimalloc_dir() + name + ".1048576.csv"); }
+
 }  // namespace
 
 TEST_CASE("arena: a chain packs into two buffers' worth, a view at its root's offset") {
@@ -208,7 +212,7 @@ TEST_CASE("arena: every MiniMalloc instance validates and beats every published 
     };
     for (const auto& [name, peer] : peers) {
         INFO(name);
-        auto g = ir::read_minimalloc_csv(std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/" + name + ".1048576.csv");
+        auto g = read_instance(name);
         REQUIRE(g.has_value());
         orm::ArenaOptions o;
         o.alignment = 1;  // no search: the greedy strategies and the skyline alone
@@ -232,7 +236,7 @@ TEST_CASE("arena: the exact search reaches the lower bound on six MiniMalloc ins
         {"F", 100000, 1048576}, {"G", 10000, 1048576}, {"H", 10000, 1048576},
     };
     const auto plan = [](const char* name, std::uint64_t nodes) {
-        auto g = ir::read_minimalloc_csv(std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/" + name + ".1048576.csv");
+        auto g = read_instance(name);
         REQUIRE(g.has_value());
         orm::ArenaOptions o;
         o.alignment = 1;
@@ -257,7 +261,7 @@ TEST_CASE("arena: the exact search reaches the lower bound on six MiniMalloc ins
 TEST_CASE("arena: the exact search keeps the alignment") {
     // MiniMalloc's A at alignment 4096: every size rounds up, and the
     // search's offsets stay multiples of the alignment.
-    auto g = ir::read_minimalloc_csv(std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/A.1048576.csv");
+    auto g = read_instance("A");
     REQUIRE(g.has_value());
     orm::ArenaOptions o;
     o.alignment = 4096;
@@ -270,7 +274,7 @@ TEST_CASE("arena: the exact search keeps the alignment") {
 }
 
 TEST_CASE("MiniMalloc CSV: buffers become a graph with the same overlaps") {
-    const std::string dir = std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/";
+    const std::string dir = minimalloc_dir();
     auto g = ir::read_minimalloc_csv(dir + "A.1048576.csv");
     REQUIRE(g.has_value());
     CHECK(g->value_count() == 154);
