@@ -224,7 +224,7 @@ int main(int argc, char** argv) {
         const double sweep = best_of(5, [&] { arena = orm::plan_arena(*live, oracle, sweep_only)->plan().arena_bytes; });
         const double full = best_of(3, [&] { arena = orm::plan_arena(*live, oracle)->plan().arena_bytes; });
         auto plan = orm::plan_arena(*live, oracle)->plan();
-        if (!orm::validate_arena(s.graph, s.views, plan, oracle)) return 1;
+        if (!orm::validate_arena(s.graph, s.views, plan, oracle, 64)) return 1;
         const std::size_t bound = orm::lower_bounds(*live, oracle, 64)->offset_bytes;
         std::printf("%10zu %10zu %12.2f %12.2f %16zu %16zu %8.4f\n", nodes, live->owners.size(), sweep * 1e3, full * 1e3,
                     arena, bound, static_cast<double>(arena) / static_cast<double>(bound));
@@ -308,7 +308,7 @@ int main(int argc, char** argv) {
         const auto t0 = std::chrono::steady_clock::now();
         const auto plan = orm::plan_arena(*live, orm::static_size_oracle(*g), searched)->plan();
         const double ms = seconds_since(t0) * 1e3;
-        if (!orm::validate_arena(*g, {}, plan, orm::static_size_oracle(*g))) return 1;
+        if (!orm::validate_arena(*g, {}, plan, orm::static_size_oracle(*g), 1)) return 1;
         const std::size_t bound = orm::lower_bounds(*live, orm::static_size_oracle(*g), 1)->offset_bytes;
         std::printf("%-4s %8zu %12d %12zu %12zu %12zu %14zu %9.3f %10.1f  %s\n", name, live->owners.size(), 1048576,
                     bound, greedy_arena, plan.arena_bytes, peer, static_cast<double>(plan.arena_bytes) / 1048576.0, ms,

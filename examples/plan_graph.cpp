@@ -163,7 +163,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     a.arena_us = micros_since(t_arena);
     if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
     a.arena = std::move(*arena).plan();
-    if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.options); !ok)
+    if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, args.options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
 

@@ -24,7 +24,7 @@ orm::ArenaPlan arena_ok(const ir::Graph& g, const orm::ViewMap& views, const orm
     auto status = orm::plan_arena(g, views, orm::static_size_oracle(g), {}, options);
     REQUIRE(status.has_value());
     REQUIRE(status->is_complete());
-    auto ok = orm::validate_arena(g, views, status->plan(), orm::static_size_oracle(g));
+    auto ok = orm::validate_arena(g, views, status->plan(), orm::static_size_oracle(g), options.alignment);
     INFO((ok ? std::string() : ok.error().message()));
     REQUIRE(ok.has_value());
     return status->plan();
@@ -88,7 +88,7 @@ TEST_CASE("arena: a slot plan laid out in one arena validates") {
     REQUIRE(laid.has_value());
     CHECK(laid->strategy == orm::ArenaStrategy::slots);
     CHECK(laid->arena_bytes == 128);  // two slots of 12 bytes, each rounded up to 64
-    CHECK(orm::validate_arena(g, {}, *laid, orm::static_size_oracle(g)).has_value());
+    CHECK(orm::validate_arena(g, {}, *laid, orm::static_size_oracle(g), 64).has_value());
 }
 
 TEST_CASE("validate_arena: every corruption is caught with its own error") {
@@ -96,7 +96,7 @@ TEST_CASE("validate_arena: every corruption is caught with its own error") {
     const auto good = arena_ok(g, {}, orm::ArenaOptions{});
     const ValueId a = test::id(g, "a"), b = test::id(g, "b");
     const auto rejected = [&](const orm::ArenaPlan& p) {
-        auto r = orm::validate_arena(g, {}, p, orm::static_size_oracle(g));
+        auto r = orm::validate_arena(g, {}, p, orm::static_size_oracle(g), 64);
         REQUIRE_FALSE(r.has_value());
         CHECK_FALSE(r.error().message().empty());
         return r.error();
@@ -126,7 +126,7 @@ TEST_CASE("validate_arena: a view away from its root is caught") {
     views.insert(test::id(g, "v"), test::id(g, "a"));
     auto p = arena_ok(g, views, orm::ArenaOptions{});
     p.offsets[test::id(g, "v")] = 64;
-    auto r = orm::validate_arena(g, views, p, orm::static_size_oracle(g));
+    auto r = orm::validate_arena(g, views, p, orm::static_size_oracle(g), 64);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().kind == Kind::view_offset_mismatch);
 }

@@ -186,6 +186,9 @@ RefLiveness reference_liveness(const Case& c) {
                 r.interval[o].use_end = std::max(r.interval[o].use_end, static_cast<orm::NodeIndex>(n));
         if (std::find(c.outputs.begin(), c.outputs.end(), v) != c.outputs.end())
             r.interval[o].use_end = static_cast<orm::NodeIndex>(r.last);
+        // Producing a view writes its root's bytes: a use like a read.
+        if (c.views.count(v) && producer[v])
+            r.interval[o].use_end = std::max(r.interval[o].use_end, static_cast<orm::NodeIndex>(*producer[v]));
     }
     return r;
 }
@@ -305,7 +308,7 @@ std::string check_plan(const Case& c, const Oracle& oracle, bool unknown_allowed
 }
 
 // A random topological order of c (Kahn's algorithm with random picks). A
-// node also waits for the root of each view it reads.
+// node also waits for the root of each view it reads or produces.
 std::vector<orm::NodeIndex> random_order(const Case& c, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     const std::size_t N = c.in.size();
@@ -314,13 +317,19 @@ std::vector<orm::NodeIndex> random_order(const Case& c, std::uint64_t seed) {
         for (ValueId v : c.out[n]) producer[v] = n;
     std::vector<std::vector<std::size_t>> after(N);
     std::vector<std::size_t> waiting(N, 0);
-    for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t n = 0; n < N; ++n) {
         for (ValueId v : c.in[n])
             for (ValueId x : {v, follow_views(c, v)})
                 if (producer[x]) {
                     after[*producer[x]].push_back(n);
                     ++waiting[n];
                 }
+        for (ValueId v : c.out[n])  // a view's bytes must exist when it is produced
+            if (const ValueId r = follow_views(c, v); r != v && producer[r] && *producer[r] != n) {
+                after[*producer[r]].push_back(n);
+                ++waiting[n];
+            }
+    }
     std::vector<std::size_t> ready;
     std::vector<orm::NodeIndex> order;
     for (std::size_t n = 0; n < N; ++n)
@@ -367,7 +376,7 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     auto status = orm::plan_arena(c, views, oracle, c.options(), o);
     if (!status) return status.error().kind == orm::PlanError::Kind::size_overflow ? "" : "arena: " + status.error().message();
     const auto& plan = status->plan();
-    if (auto ok = orm::validate_arena(c, views, plan, oracle, c.options()); !ok)
+    if (auto ok = orm::validate_arena(c, views, plan, oracle, o.alignment, c.options()); !ok)
         return std::string("validate_arena (") + orm::to_string(plan.strategy) + "): " + ok.error().message();
     auto live = orm::compute_liveness(c, views, c.options());
     const auto bounds = orm::lower_bounds(*live, oracle, o.alignment);
@@ -394,7 +403,7 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
             bad.offsets[x] = plan.offsets[y];
             for (std::size_t v = 0; v < live->roots.size(); ++v)
                 if (live->roots[v] == x) bad.offsets[v] = plan.offsets[y];  // views follow their root
-            auto r = orm::validate_arena(c, views, bad, oracle, c.options());
+            auto r = orm::validate_arena(c, views, bad, oracle, o.alignment, c.options());
             if (r || r.error().kind != orm::ValidateError::Kind::offset_overlap)
                 return "validate_arena missed an offset overlap";
             return {};
@@ -433,7 +442,27 @@ std::string check_mutations(const Case& c, std::uint64_t seed) {
     if (const auto s = good.assignments[victim].value; good.slots[s].capacity > 0) {
         auto bad = good;
         bad.slots[s].capacity -= 1;  // the owner that opened slot s needs all of it
+        bad.peak_bytes -= 1;         // and the total says so, or validate stops at the total
         if (auto e = expect(bad, Kind::undersized_slot, "a slot one byte too small"); !e.empty()) return e;
+    }
+    // The plan's own table and totals are not believed.
+    {
+        auto bad = good;
+        bad.peak_bytes -= std::min<std::size_t>(bad.peak_bytes, 1 + rng() % 64);
+        if (bad.peak_bytes != good.peak_bytes)
+            if (auto e = expect(bad, Kind::wrong_peak_bytes, "a peak_bytes below the slots' total"); !e.empty()) return e;
+        bad = good;
+        bad.naive_bytes += 1 + rng() % 64;
+        if (auto e = expect(bad, Kind::wrong_naive_bytes, "a naive_bytes above the owners' total"); !e.empty()) return e;
+    }
+    if (good.slots.size() >= 2) {
+        auto bad = good;
+        const std::size_t k = rng() % (good.slots.size() - 1);
+        std::swap(bad.slots[k], bad.slots[k + 1]);  // out of id order
+        if (auto e = expect(bad, Kind::bad_slot_table, "slots out of id order"); !e.empty()) return e;
+        bad = good;
+        bad.slots[k + 1].id = bad.slots[k].id;  // one id twice
+        if (auto e = expect(bad, Kind::bad_slot_table, "a slot id twice"); !e.empty()) return e;
     }
     // Two live values in one slot: move the victim into the slot of an owner it overlaps.
     for (ValueId other : live->owners) {

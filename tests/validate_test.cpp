@@ -53,6 +53,7 @@ TEST_CASE("validate: every corruption is caught with its own error") {
     SECTION("a slot one byte too small") {
         auto p = good;
         p.slots[0].capacity -= 1;
+        p.peak_bytes -= 1;
         const auto e = rejected(g, p);
         CHECK(e.kind == Kind::undersized_slot);
         CHECK(e.value == a);  // the first owner of slot 0 in owner order
@@ -68,6 +69,39 @@ TEST_CASE("validate: every corruption is caught with its own error") {
         CHECK(e.value == a);  // a [0,1] meets b [1,2] at node 1: touching counts
         CHECK(e.other == b);
         CHECK(e.slot == orm::SlotId{0});
+    }
+    SECTION("the plan's totals and slot table are checked, not believed") {
+        auto p = good;
+        p.peak_bytes -= 1;  // an executor allocating peak_bytes would come up one byte short
+        auto e = rejected(g, p);
+        CHECK(e.kind == Kind::wrong_peak_bytes);
+        CHECK(e.size == 32);
+        CHECK(e.capacity == 31);
+        CHECK(e.message() == "peak_bytes is 31 but the slots' capacities add up to 32");
+        p = good;
+        p.peak_bytes += 1;
+        CHECK(rejected(g, p).kind == Kind::wrong_peak_bytes);
+        p = good;
+        p.slots[0].capacity = SIZE_MAX;  // the capacities' total overflows: no peak_bytes can equal it
+        p.peak_bytes = SIZE_MAX;
+        CHECK(rejected(g, p).kind == Kind::wrong_peak_bytes);
+        p = good;
+        p.naive_bytes = 47;
+        e = rejected(g, p);
+        CHECK(e.kind == Kind::wrong_naive_bytes);
+        CHECK(e.size == 48);
+        p = good;
+        std::swap(p.slots[0], p.slots[1]);  // out of id order
+        e = rejected(g, p);
+        CHECK(e.kind == Kind::bad_slot_table);
+        CHECK(e.size == 0);
+        CHECK(e.slot == orm::SlotId{1});
+        p = good;
+        p.slots[1].id = orm::SlotId{0};  // slot 0 twice
+        CHECK(rejected(g, p).kind == Kind::bad_slot_table);
+        p = good;
+        p.slots.push_back(orm::SlotInfo{orm::SlotId{2}, 0});  // an unused empty slot is harmless
+        CHECK(orm::validate_static(g, {}, p).has_value());
     }
     SECTION("an invalid graph") {
         auto broken = g;
@@ -109,6 +143,8 @@ TEST_CASE("validate: the conflict reported is the first pair in owner order") {
     auto p = good;
     for (auto name : {"p", "q", "r", "s"}) p.assignments[test::id(g, name)] = orm::SlotId{0};
     p.slots.resize(1);
+    p.peak_bytes = p.slots[0].capacity;
+    p.naive_bytes = 0;  // the sizes below
     auto e = orm::validate(g, {}, p, [](ValueId) { return std::optional<std::size_t>(0); });
     REQUIRE_FALSE(e.has_value());
     CHECK(e.error().kind == Kind::slot_conflict);
@@ -140,11 +176,12 @@ TEST_CASE("validate_liveness: a liveness that lets a view outlive its source is 
     CHECK(e.error().node == 2);
 
     auto cut = *live;
-    cut.intervals[test::id(g, "b")].use_end = 1;  // an output retired before the end
+    cut.intervals[test::id(g, "b")].use_end = 1;  // ends before it begins: not a liveness at all
     auto o = orm::validate_liveness(g, views, cut);
     REQUIRE_FALSE(o.has_value());
-    CHECK(o.error().kind == Kind::view_outlives_source);
-    CHECK(o.error().value == test::id(g, "b"));
+    CHECK(o.error().kind == Kind::plan_error);
+    CHECK(o.error().plan_error.kind == orm::PlanError::Kind::bad_liveness);
+    CHECK(o.error().plan_error.value == test::id(g, "b"));
 
     // A plan made from the stale liveness puts b into a's slot; validate,
     // which recomputes liveness, catches it.
@@ -155,4 +192,19 @@ TEST_CASE("validate_liveness: a liveness that lets a view outlive its source is 
     auto r = orm::validate(g, views, worse->plan(), eight);
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().kind == Kind::slot_conflict);
+}
+
+TEST_CASE("validate_liveness: an output retired before the end is caught") {
+    ir::Builder b("early");
+    b.input("x").node("A", {"x"}, {"a"}).node("B", {"x"}, {"b"}).output("a").output("b");
+    const auto g = b.build();
+    auto live = orm::compute_liveness(g, {});
+    REQUIRE(live.has_value());
+    auto cut = *live;
+    cut.intervals[test::id(g, "a")].use_end = 0;  // a is an output: it must live to node 1
+    auto e = orm::validate_liveness(g, {}, cut);
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == Kind::view_outlives_source);
+    CHECK(e.error().value == test::id(g, "a"));
+    CHECK(e.error().node == 1);
 }

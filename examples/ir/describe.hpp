@@ -30,10 +30,13 @@ namespace ir {
         case K::used_before_produced:
         case K::size_overflow:
         case K::view_cycle:
-        case K::view_unknown_value: {
+        case K::view_unknown_value:
+        case K::view_before_source:
+        case K::output_not_produced: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
-            if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value)
+            if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&
+                                     e.value_form == orm::PlanError::IdForm::plain)
                 m.replace(at, v.size(), value_label(g, e.value));
             const std::string n = "node " + std::to_string(e.node);
             if (auto at = m.find(n); at != std::string::npos && e.node != orm::no_node)
@@ -43,7 +46,8 @@ namespace ir {
         case K::cycle:
         case K::bad_order:
             return "at " + node_label(g, e.node) + ": " + e.message();
-        case K::graph_too_large: break;
+        case K::graph_too_large:
+        case K::bad_liveness: break;
     }
     return e.message();
 }

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "bounds.hpp"
+#include "detail/checked.hpp"
 #include "detail/offset_search.hpp"
 #include "detail/treap.hpp"
 #include "errors.hpp"
@@ -149,10 +150,7 @@ struct Buffers {
         const ValueId v = live.owners[i];
         b.def[i] = live.intervals[v].def;
         b.end[i] = live.intervals[v].use_end;
-        const std::size_t rem = sizes[v] % alignment;
-        b.size[i] = sizes[v];
-        if ((rem != 0 && __builtin_add_overflow(sizes[v], alignment - rem, &b.size[i])) ||
-            __builtin_add_overflow(total, b.size[i], &total))
+        if (align_up_overflows(sizes[v], alignment, b.size[i]) || add_overflows(total, b.size[i], total))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, v));
     }
     return {};
@@ -422,7 +420,7 @@ void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, s
         // found there is final.
         for (std::size_t rung = 0, last = 0;; ++rung) {
             std::size_t above = 0;
-            if (__builtin_mul_overflow(percent, rung <= 2 ? 2 * rung : 4 * (rung - 1), &above)) break;
+            if (mul_overflows(percent, rung <= 2 ? 2 * rung : 4 * (rung - 1), above)) break;
             const std::size_t capacity = std::max(known, saturating_add(lower_bound, above));
             if (capacity >= best) break;
             if (rung > 0 && capacity == last) continue;  // a proof raised `known` past this rung
@@ -447,6 +445,16 @@ void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, s
             if (known >= best) return;
         }
     }
+}
+
+// started + limit, saturating: no limit (0 or less) and limits past the
+// clock's range (microseconds::max() included) give time_point::max().
+[[nodiscard]] inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point started,
+                                                                         std::chrono::microseconds limit) {
+    using clock = std::chrono::steady_clock;
+    const auto room = std::chrono::duration_cast<std::chrono::microseconds>(clock::time_point::max() - started);
+    if (limit.count() <= 0 || limit >= room) return clock::time_point::max();
+    return started + std::chrono::duration_cast<clock::duration>(limit);
 }
 
 // The result of the strategies on one buffer problem.
@@ -496,8 +504,7 @@ struct Placement {
         if (best.arena <= lower_bound) return best;
         consider(skyline(b, prefer, nullptr, sky, offset), name);
     }
-    const auto deadline = options.time_limit.count() > 0 ? started + options.time_limit
-                                                         : std::chrono::steady_clock::time_point::max();
+    const auto deadline = deadline_after(started, options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
         exact_search(b, lower_bound, best.arena, options.exact_nodes, deadline, offset,
                      [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
@@ -530,14 +537,14 @@ inline void fill_offsets(const Liveness& live, const Buffers& b, const std::vect
 // at its root's. What the executor does with a slot plan and one allocation.
 [[nodiscard]] inline expected<ArenaPlan, PlanError> arena_from_slots(const Liveness& live, const ActivationPlan& plan,
                                                                      std::size_t alignment = 64) {
+    if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
     alignment = std::max<std::size_t>(alignment, 1);
     std::vector<std::size_t> slot_offset(plan.slots.size());
     std::size_t top = 0;
     for (std::size_t s = 0; s < plan.slots.size(); ++s) {
         slot_offset[s] = top;
-        const std::size_t rem = plan.slots[s].capacity % alignment;
-        std::size_t c = plan.slots[s].capacity;
-        if ((rem != 0 && __builtin_add_overflow(c, alignment - rem, &c)) || __builtin_add_overflow(top, c, &top))
+        std::size_t c = 0;
+        if (detail::align_up_overflows(plan.slots[s].capacity, alignment, c) || detail::add_overflows(top, c, top))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow));
     }
     ArenaPlan arena;
@@ -551,11 +558,12 @@ inline void fill_offsets(const Liveness& live, const Buffers& b, const std::vect
     return arena;
 }
 
-// An arena plan from a liveness: the oracle is asked once per owner, in
-// owner order; Deferred when some size is unknown.
-template <size_oracle Oracle>
-[[nodiscard]] expected<ArenaStatus, PlanError> plan_arena(const Liveness& live, Oracle&& oracle,
-                                                          const ArenaOptions& options = {}) {
+namespace detail {
+
+// plan_arena from a liveness known to be well formed.
+template <class Oracle>
+[[nodiscard]] expected<ArenaStatus, PlanError> plan_offsets(const Liveness& live, Oracle& oracle,
+                                                            const ArenaOptions& options) {
     std::vector<std::size_t> sizes;
     std::vector<ValueId> unknown;
     auto naive = detail::size_owners(live, oracle, sizes, unknown);
@@ -572,7 +580,7 @@ template <size_oracle Oracle>
         detail::SlotPool pool;
         ActivationPlan slots;
         detail::assign_slots(live, schedule, sizes, *naive, pool, slots);
-        auto from_slots = arena_from_slots(live, slots, alignment);
+        auto from_slots = arena_from_slots(live, slots, alignment);  // (checks the liveness again: O(V), rare)
         if (!from_slots) return unexpected(from_slots.error());
         if (from_slots->arena_bytes < placement.arena) return ArenaStatus::complete(std::move(*from_slots));
     }
@@ -584,6 +592,18 @@ template <size_oracle Oracle>
     return ArenaStatus::complete(std::move(plan));
 }
 
+}  // namespace detail
+
+// An arena plan from a liveness: the oracle is asked once per owner, in
+// owner order; Deferred when some size is unknown. A liveness of the wrong
+// shape is PlanError::bad_liveness (check_liveness).
+template <size_oracle Oracle>
+[[nodiscard]] expected<ArenaStatus, PlanError> plan_arena(const Liveness& live, Oracle&& oracle,
+                                                          const ArenaOptions& options = {}) {
+    if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
+    return detail::plan_offsets(live, oracle, options);
+}
+
 // Computes the liveness, then plans the arena. O(n log n) for the sweep, plus
 // O(n * k) for the greedy orders up to options.greedy_limit owners, plus the
 // search iterations asked for.
@@ -593,26 +613,25 @@ template <activation_graph G, size_oracle Oracle>
                                                           const ArenaOptions& options = {}) {
     auto live = compute_liveness(g, views, plan_options);
     if (!live) return unexpected(live.error());
-    return plan_arena(*live, oracle, options);
+    return detail::plan_offsets(*live, oracle, options);
 }
 
-// Validates an arena plan against the graph, recomputing liveness: each
-// owner (owner order) has an offset (MissingAssignment), aligned
-// (MisalignedOffset), inside the arena (OutsideArena); no two owners live
-// together overlap in bytes (OffsetOverlap); each view sits at its root's
-// offset (ViewOffsetMismatch); then validate_liveness. Unknown sizes skip
-// the checks that need them. O(n log n).
+// Validates an arena plan against the graph, recomputing liveness. The
+// caller states the `alignment` its executor needs (0 counts as 1): the
+// plan's own alignment field is not believed, nor anything else it says
+// about itself. Each owner (owner order) has an offset (MissingAssignment),
+// a multiple of `alignment` (MisalignedOffset), ending inside arena_bytes
+// (OutsideArena); no two owners live together overlap in bytes
+// (OffsetOverlap); each view sits at its root's offset (ViewOffsetMismatch);
+// then validate_liveness. Unknown sizes skip the checks that need them.
+// O(n log n).
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate_arena(const G& g, const ViewMap& views, const ArenaPlan& plan,
-                                                           Oracle&& oracle, const PlanOptions& options = {}) {
+                                                           Oracle&& oracle, std::size_t alignment,
+                                                           const PlanOptions& options = {}) {
     using Kind = ValidateError::Kind;
     auto live = compute_liveness(g, views, options);
-    if (!live) {
-        ValidateError err;
-        err.kind = Kind::plan_error;
-        err.plan_error = live.error();
-        return unexpected(err);
-    }
+    if (!live) return unexpected(ValidateError::from(live.error()));
     const auto fail = [](Kind kind, ValueId v, ValueId other = no_value) {
         ValidateError err;
         err.kind = kind;
@@ -620,7 +639,7 @@ template <activation_graph G, size_oracle Oracle>
         err.other = other;
         return unexpected(err);
     };
-    const std::size_t alignment = std::max<std::size_t>(plan.alignment, 1);
+    alignment = std::max<std::size_t>(alignment, 1);
     std::vector<std::size_t> size(live->value_count(), 0);
     for (ValueId v : live->owners) {
         const auto off = plan.offset_of(v);
@@ -628,7 +647,7 @@ template <activation_graph G, size_oracle Oracle>
         if (*off % alignment != 0) return fail(Kind::misaligned_offset, v);
         size[v] = oracle(v).value_or(0);
         std::size_t end = 0;
-        if (__builtin_add_overflow(*off, size[v], &end) || end > plan.arena_bytes) return fail(Kind::outside_arena, v);
+        if (detail::add_overflows(*off, size[v], end) || end > plan.arena_bytes) return fail(Kind::outside_arena, v);
     }
     // Sweep positions with the live owners ordered by offset: the set stays
     // disjoint in bytes as long as each newcomer clears its two neighbours.

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "liveness.hpp"
-#include "plan.hpp"
 #include "sizing.hpp"
 
 namespace onnx_runtime_memory {
@@ -28,22 +28,13 @@ struct LowerBounds {
 
 namespace detail {
 
-[[nodiscard]] constexpr std::size_t saturating_add(std::size_t a, std::size_t b) noexcept {
-    std::size_t r = 0;
-    return __builtin_add_overflow(a, b, &r) ? static_cast<std::size_t>(-1) : r;
-}
-[[nodiscard]] constexpr std::size_t round_up(std::size_t n, std::size_t alignment) noexcept {
-    const std::size_t rem = n % alignment;
-    return rem == 0 ? n : saturating_add(n, alignment - rem);
-}
-
 // `sizes` by value id. Sums saturate at SIZE_MAX. O(N + V).
 [[nodiscard]] inline std::size_t offset_lower_bound(const Liveness& live, const std::vector<std::size_t>& sizes,
                                                     std::size_t alignment) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
     std::vector<std::size_t> born(positions, 0), dying(positions, 0);
     for (ValueId v : live.owners) {
-        const std::size_t s = round_up(sizes[v], alignment);
+        const std::size_t s = saturating_align_up(sizes[v], alignment);
         born[live.intervals[v].def] = saturating_add(born[live.intervals[v].def], s);
         dying[live.intervals[v].use_end] = saturating_add(dying[live.intervals[v].use_end], s);
     }
@@ -56,51 +47,61 @@ namespace detail {
     return best;
 }
 
-// O(sum over positions of the live count): each position where owners are
-// born updates the running k-th maxima from the sorted live sizes.
-[[nodiscard]] inline std::size_t slot_lower_bound(const Liveness& live, const Schedule& schedule,
-                                                  const std::vector<std::size_t>& sizes) {
-    std::vector<std::size_t> alive;  // sorted, largest first
-    std::vector<std::size_t> kth;    // kth[k]: the largest k-th size seen
-    const auto& order = live.allocation_order;
-    std::size_t next = 0;
-    for (std::size_t p = 0; p <= live.last_position; ++p) {
-        bool born = false;
-        for (; next < order.size() && live.intervals[order[next]].def == p; ++next, born = true)
-            alive.insert(std::upper_bound(alive.begin(), alive.end(), sizes[order[next]], std::greater<>()),
-                         sizes[order[next]]);
-        if (born) {
-            if (kth.size() < alive.size()) kth.resize(alive.size(), 0);
-            for (std::size_t k = 0; k < alive.size(); ++k) kth[k] = std::max(kth[k], alive[k]);
+// The k-th slot must hold the largest k-th live size over all positions;
+// summed over k, that equals the integral over thresholds t of the most
+// owners of size >= t live at one position. So: add owners largest first
+// (+1 over their interval in a max segment tree over positions) and, after
+// each group of equal size s, add (s - next smaller size) x the tree's max.
+// O(n log n + P), P the positions. Sums saturate at SIZE_MAX.
+[[nodiscard]] inline std::size_t slot_lower_bound(const Liveness& live, const std::vector<std::size_t>& sizes) {
+    std::vector<ValueId> order = live.owners;
+    std::sort(order.begin(), order.end(), [&](ValueId a, ValueId b) { return sizes[a] > sizes[b]; });
+    std::size_t leaves = 1;
+    while (leaves < std::size_t{live.last_position} + 1) leaves *= 2;
+    // most[x]: the largest count in x's subtree, counting adds at x and below.
+    std::vector<std::uint32_t> most(2 * leaves, 0), added(2 * leaves, 0);
+    const auto add = [&](std::size_t lo, std::size_t hi) {  // +1 on [lo, hi]
+        // Bottom-up on the half-open leaf range, then refresh the ancestors.
+        std::size_t l = lo + leaves, r = hi + leaves + 1;
+        const std::size_t l0 = l, r0 = r - 1;
+        for (; l < r; l /= 2, r /= 2) {
+            if (l & 1) { ++added[l]; ++most[l]; ++l; }
+            if (r & 1) { --r; ++added[r]; ++most[r]; }
         }
-        for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k) {
-            const std::size_t s = sizes[schedule.retired[k]];
-            alive.erase(std::lower_bound(alive.begin(), alive.end(), s, std::greater<>()));
-        }
-    }
+        for (std::size_t x : {l0, r0})
+            for (x /= 2; x >= 1; x /= 2) most[x] = std::max(most[2 * x], most[2 * x + 1]) + added[x];
+    };
     std::size_t total = 0;
-    for (std::size_t s : kth) total = saturating_add(total, s);
+    for (std::size_t k = 0; k < order.size();) {
+        const std::size_t s = sizes[order[k]];
+        for (; k < order.size() && sizes[order[k]] == s; ++k)
+            add(live.intervals[order[k]].def, live.intervals[order[k]].use_end);
+        const std::size_t step = s - (k < order.size() ? sizes[order[k]] : 0);
+        std::size_t area = 0;
+        total = saturating_add(total, mul_overflows(step, most[1], area) ? size_max : area);
+    }
     return total;
 }
 
 }  // namespace detail
 
 // Both lower bounds for a liveness and this run's sizes, or nullopt when
-// some owner's size is unknown. `alignment` (0 counts as 1) rounds sizes
-// up for the offset bound, as plan_arena places them.
+// some owner's size is unknown, or the liveness is not of the shape
+// compute_liveness gives (check_liveness). `alignment` (0 counts as 1)
+// rounds sizes up for the offset bound, as plan_arena places them.
+// O(n log n + P).
 template <size_oracle Oracle>
 [[nodiscard]] std::optional<LowerBounds> lower_bounds(const Liveness& live, Oracle&& oracle,
                                                       std::size_t alignment = 1) {
+    if (!check_liveness(live)) return std::nullopt;
     std::vector<std::size_t> sizes(live.value_count(), 0);
     for (ValueId v : live.owners) {
         const std::optional<std::size_t> s = oracle(v);
         if (!s) return std::nullopt;
         sizes[v] = *s;
     }
-    detail::Schedule schedule;
-    detail::make_schedule(live, schedule);
     return LowerBounds{detail::offset_lower_bound(live, sizes, std::max<std::size_t>(alignment, 1)),
-                       detail::slot_lower_bound(live, schedule, sizes)};
+                       detail::slot_lower_bound(live, sizes)};
 }
 
 }  // namespace onnx_runtime_memory

@@ -10,7 +10,7 @@ namespace onnx_runtime_memory {
 
 struct PlanError {
     enum class Kind : std::uint8_t {
-        graph_too_large,       // more values or nodes than ValueId/NodeIndex can number
+        graph_too_large,       // more values or nodes than max_graph_ids (see graph.hpp)
         value_out_of_range,    // an id outside 0 .. value_count-1 (at `node`, or in the graph's input/output list)
         produced_twice,        // `value` is an output of `node` and of an earlier node (or twice of `node`)
         used_before_produced,  // `node` reads `value` before any node produces it (or no node ever does)
@@ -19,21 +19,43 @@ struct PlanError {
         view_unknown_value,    // a ViewMap edge names `value`, which is not in the graph
         size_overflow,         // the byte total overflows std::size_t when `value` is added
         bad_order,             // an execution order that is not a permutation of the nodes (`node` is the culprit)
+        view_before_source,    // `node` produces view `value` before its root owner is produced
+        output_not_produced,   // graph output `value` is produced by no node and is no graph input or initializer
+        bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
+    };
+    // How the caller's id reads when it is not a plain number below 2^64.
+    enum class IdForm : std::uint8_t {
+        plain,     // `value` is the id
+        negative,  // the id is minus `value`
+        wide,      // the id needs more than 64 bits; `value` holds its low 64
     };
 
     Kind kind{};
     std::uint64_t value = no_value;  // the value at fault, as the caller named it (no_value if none)
     NodeIndex node = no_node;        // the node at fault (no_node if none)
+    IdForm value_form = IdForm::plain;
 
     friend bool operator==(const PlanError&, const PlanError&) = default;
+
+    // The culprit value as the caller wrote it: "value 12", "value -1".
+    [[nodiscard]] std::string value_text() const {
+        switch (value_form) {
+            case IdForm::negative: return "value -" + std::to_string(value);
+            case IdForm::wide: return "a value id wider than 64 bits (low 64 bits " + std::to_string(value) + ")";
+            case IdForm::plain: break;
+        }
+        return "value " + std::to_string(value);
+    }
 
     // One line of English naming the culprit, e.g. "node 7 reads value 12
     // before any node produces it".
     [[nodiscard]] std::string message() const {
-        const std::string v = "value " + std::to_string(value);
+        const std::string v = value_text();
         const std::string n = "node " + std::to_string(node);
         switch (kind) {
-            case Kind::graph_too_large: return "the graph has more values or nodes than 32-bit ids can number";
+            case Kind::graph_too_large:
+                return "the graph has more values or nodes than the planner numbers (" + std::to_string(max_graph_ids) +
+                       ")";
             case Kind::value_out_of_range:
                 return (node == no_node ? std::string("the graph's input/output list") : n) + " names " + v +
                        ", which is not a value id of the graph";
@@ -44,6 +66,12 @@ struct PlanError {
             case Kind::view_unknown_value: return "the view map names " + v + ", which is not a value id of the graph";
             case Kind::size_overflow: return "the byte total overflows std::size_t when adding " + v;
             case Kind::bad_order: return "the execution order is not a permutation of the nodes (at " + n + ")";
+            case Kind::view_before_source:
+                return n + " produces " + v + ", a view whose buffer owner is produced later (its bytes do not exist yet)";
+            case Kind::output_not_produced:
+                return "graph output " + v + " is produced by no node and is no graph input or initializer";
+            case Kind::bad_liveness:
+                return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
         }
         return "unknown plan error";
     }

@@ -31,6 +31,13 @@ using NodeIndex = std::uint32_t;  // position in execution order
 inline constexpr ValueId no_value = std::numeric_limits<ValueId>::max();
 inline constexpr NodeIndex no_node = std::numeric_limits<NodeIndex>::max();
 
+// The most values, and the most nodes, a graph may have: 2^26 (67,108,864).
+// The planner keeps dense tables of a few dozen bytes per value and node, so
+// a larger count (a corrupt or hostile value_count) is refused with
+// PlanError::graph_too_large before anything is allocated, instead of
+// exhausting memory.
+inline constexpr std::size_t max_graph_ids = std::size_t{1} << 26;
+
 // ---------------------------------------------------------------------------
 // Customisation point. Specialise for an IR whose member names differ; every
 // function is static and takes the graph first.
@@ -84,8 +91,11 @@ concept value_id_range = std::ranges::input_range<R> && std::integral<std::remov
 // | T::graph_outputs(g)           | value_id_range               | the graph's outputs, in order                        | O(1) + O(k) |
 // | T::is_initializer(g, v)       | convertible to bool          | v is a weight or constant (never in the arena)       | O(1)        |
 //
-// The planner walks each node's inputs and outputs a small constant number of
-// times and asks is_initializer once per value.
+// Invariant: the functions are pure. Every call returns the same ids (a
+// range that changes between calls, such as a generator, makes the graph
+// invalid; the planner walks each range once per pass and never trusts two
+// walks to agree). The planner walks each node's inputs and outputs a small
+// constant number of times and asks is_initializer once per value.
 template <class G>
 concept activation_graph = requires(const G& g, std::size_t n, ValueId v) {
     { graph_traits<G>::value_count(g) } -> std::convertible_to<std::size_t>;

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/ids.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -68,36 +69,34 @@ struct Liveness {
 
 namespace detail {
 
-// Converts a caller's id of any integral type; nullopt when out of range.
-template <std::integral I>
-[[nodiscard]] constexpr std::optional<ValueId> to_value_id(I x, std::size_t count) noexcept {
-    if constexpr (std::is_signed_v<I>) {
-        if (x < 0) return std::nullopt;
-    }
-    if (static_cast<std::uint64_t>(x) >= count) return std::nullopt;
-    return static_cast<ValueId>(x);
-}
-
-template <std::integral I>
-[[nodiscard]] constexpr std::uint64_t raw_id(I x) noexcept {
-    return static_cast<std::uint64_t>(x);
-}
-
-// Counts of values and nodes, checked to fit the 32-bit ids (the top two
-// numbers are reserved as markers).
+// Counts of values and nodes, checked against max_graph_ids.
 struct GraphSize {
     std::size_t values = 0;
     std::size_t nodes = 0;
 };
 
+// A count of any integral type as a size, or nullopt when it is negative or
+// above max_graph_ids (compared in its own width: nothing is narrowed first).
+template <class I>
+[[nodiscard]] constexpr std::optional<std::size_t> checked_count(I count) noexcept {
+    if constexpr (std::integral<I>) {
+        const auto n = to_value_id(count, max_graph_ids + 1);
+        if (!n) return std::nullopt;
+        return std::size_t{*n};
+    } else {  // convertible to std::size_t only
+        const auto n = static_cast<std::size_t>(count);
+        if (n > max_graph_ids) return std::nullopt;
+        return n;
+    }
+}
+
 template <activation_graph G>
 [[nodiscard]] expected<GraphSize, PlanError> checked_size(const G& g) {
     using T = graph_traits<G>;
-    const auto values = static_cast<std::uint64_t>(T::value_count(g));
-    const auto nodes = static_cast<std::uint64_t>(T::node_count(g));
-    if (values >= no_value - 1 || nodes >= no_node - 1)
-        return unexpected(make_plan_error(PlanError::Kind::graph_too_large));
-    return GraphSize{static_cast<std::size_t>(values), static_cast<std::size_t>(nodes)};
+    const auto values = checked_count(T::value_count(g));
+    const auto nodes = checked_count(T::node_count(g));
+    if (!values || !nodes) return unexpected(make_plan_error(PlanError::Kind::graph_too_large));
+    return GraphSize{*values, *nodes};
 }
 
 // root[v] = the value v's view chain ends at (v itself when it has no edge).
@@ -172,7 +171,7 @@ template <activation_graph G>
         if (T::is_initializer(g, static_cast<ValueId>(v))) flags[v] |= detail::is_init;
     for (auto x : T::graph_inputs(g)) {
         const auto v = detail::to_value_id(x, V);
-        if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x)));
+        if (!v) return unexpected(detail::out_of_range(x));
         flags[*v] |= detail::is_input;
     }
 
@@ -181,17 +180,20 @@ template <activation_graph G>
     live.intervals.assign(V, Interval{});
     auto& iv = live.intervals;  // during the passes, iv[v].def is v's producer
 
-    // Pass 1: producers, and the produced owners in allocation order.
+    // Pass 1: producers, and the produced owners in allocation order. Each
+    // range is walked once per pass: views produced are noted for later.
     auto& order = live.allocation_order;
     order.reserve(V);  // owners <= values: one allocation, never moved
+    std::vector<ValueId> views_produced;
     for (std::size_t n = 0; n < N; ++n) {
         const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_outputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
-            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), node));
+            if (!v) return unexpected(detail::out_of_range(x, node));
             if (iv[*v].def != no_node) return unexpected(make_plan_error(Kind::produced_twice, *v, node));
             iv[*v].def = node;
-            if (!(flags[*v] & detail::is_init) && !views.contains(*v)) {
+            if (views.contains(*v)) views_produced.push_back(*v);
+            else if (!(flags[*v] & detail::is_init)) {
                 flags[*v] |= detail::is_owner_flag;
                 order.push_back(*v);
             }
@@ -220,17 +222,29 @@ template <activation_graph G>
         const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_inputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
-            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), node));
+            if (!v) return unexpected(detail::out_of_range(x, node));
             const ValueId r = root[*v];
             if (!available(*v, n)) return unexpected(make_plan_error(Kind::used_before_produced, *v, node));
             if (!available(r, n)) return unexpected(make_plan_error(Kind::used_before_produced, r, node));
             if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
         }
     }
+    // A view's production uses its root's bytes like a read (SPEC section 3),
+    // so the root must exist by then (produced earlier or by the same node).
+    for (ValueId v : views_produced) {
+        const NodeIndex node = iv[v].def;
+        const ValueId r = root[v];
+        if (!available(r, std::size_t{node} + 1)) return unexpected(make_plan_error(Kind::view_before_source, v, node));
+        if ((flags[r] & detail::is_owner_flag) && (iv[r].use_end == no_node || iv[r].use_end < node))
+            iv[r].use_end = node;
+    }
+    const auto exists = [&](ValueId v) { return available(v, N); };
     for (auto x : T::graph_outputs(g)) {
         const auto v = detail::to_value_id(x, V);
-        if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x)));
+        if (!v) return unexpected(detail::out_of_range(x));
         const ValueId r = root[*v];
+        if (!exists(*v)) return unexpected(make_plan_error(Kind::output_not_produced, *v));
+        if (!exists(r)) return unexpected(make_plan_error(Kind::output_not_produced, r));
         if (flags[r] & detail::is_owner_flag) iv[r].use_end = live.last_position;
     }
 
@@ -252,6 +266,46 @@ template <activation_graph G>
         if (flags[v] & detail::is_owner_flag) live.owners[start[iv[v].def]++] = static_cast<ValueId>(v);
     live.roots = std::move(root);
     return live;
+}
+
+// Checks that a Liveness handed back in (kept across runs, edited, or built
+// by hand) has the shape compute_liveness gives one, so that planning from it
+// cannot read out of bounds: matching table sizes within max_graph_ids, roots
+// in range and their own roots, each owner's interval def <= use_end <=
+// last_position, `owners` exactly the owners in strict (def, id) order, and
+// `allocation_order` a permutation of them by def. It does not prove the
+// intervals right for some graph: validate does that. O(V).
+[[nodiscard]] inline expected<void, PlanError> check_liveness(const Liveness& live) {
+    const auto bad = [](std::uint64_t v = no_value) {
+        return unexpected(make_plan_error(PlanError::Kind::bad_liveness, v));
+    };
+    const std::size_t V = live.intervals.size();
+    if (V > max_graph_ids || live.roots.size() != V || live.last_position >= max_graph_ids) return bad();
+    std::size_t owners = 0;
+    for (std::size_t v = 0; v < V; ++v) {
+        const ValueId r = live.roots[v];
+        if (r >= V || live.roots[r] != r) return bad(v);
+        const Interval& i = live.intervals[v];
+        if (i.def == no_node) continue;
+        if (i.def > i.use_end || i.use_end > live.last_position) return bad(v);
+        ++owners;
+    }
+    if (live.owners.size() != owners || live.allocation_order.size() != owners) return bad();
+    const auto before = [&](ValueId a, ValueId b) {
+        return live.intervals[a].def != live.intervals[b].def ? live.intervals[a].def < live.intervals[b].def : a < b;
+    };
+    for (std::size_t k = 0; k < owners; ++k) {
+        const ValueId v = live.owners[k];
+        if (!live.is_owner(v) || (k > 0 && !before(live.owners[k - 1], v))) return bad(v);
+    }
+    std::vector<bool> seen(V, false);
+    for (std::size_t k = 0; k < owners; ++k) {
+        const ValueId v = live.allocation_order[k];
+        if (!live.is_owner(v) || seen[v]) return bad(v);
+        if (k > 0 && live.intervals[live.allocation_order[k - 1]].def > live.intervals[v].def) return bad(v);
+        seen[v] = true;
+    }
+    return {};
 }
 
 }  // namespace onnx_runtime_memory

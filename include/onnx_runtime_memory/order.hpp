@@ -35,31 +35,31 @@ template <activation_graph G>
     for (std::size_t n = 0; n < N; ++n) {
         for (auto x : T::node_outputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
-            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), static_cast<NodeIndex>(n)));
+            if (!v) return unexpected(detail::out_of_range(x, static_cast<NodeIndex>(n)));
             if (producer[*v] != no_node) return unexpected(make_plan_error(Kind::produced_twice, *v, static_cast<NodeIndex>(n)));
             producer[*v] = static_cast<NodeIndex>(n);
         }
     }
-    // Dependency edges producer -> consumer, one per read, as CSR.
+    // Dependency edges producer -> consumer, one per read, as CSR. Each
+    // node's inputs are walked once: the edges are kept, not walked again.
     std::vector<std::uint32_t> waiting(N, 0);
     std::vector<std::uint32_t> first(N + 1, 0);
+    std::vector<std::pair<NodeIndex, NodeIndex>> edges;  // (producer, consumer), by consumer
     for (std::size_t n = 0; n < N; ++n) {
         for (auto x : T::node_inputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
-            if (!v) return unexpected(make_plan_error(Kind::value_out_of_range, detail::raw_id(x), static_cast<NodeIndex>(n)));
+            if (!v) return unexpected(detail::out_of_range(x, static_cast<NodeIndex>(n)));
             if (producer[*v] == no_node) continue;
             ++waiting[n];
             ++first[std::size_t{producer[*v]} + 1];
+            edges.emplace_back(producer[*v], static_cast<NodeIndex>(n));
         }
     }
     for (std::size_t n = 0; n < N; ++n) first[n + 1] += first[n];
-    std::vector<NodeIndex> consumers(first[N]);
+    std::vector<NodeIndex> consumers(edges.size());
     {
         std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-        for (std::size_t n = 0; n < N; ++n)
-            for (auto x : T::node_inputs(g, n))
-                if (const NodeIndex p = producer[*detail::to_value_id(x, V)]; p != no_node)
-                    consumers[fill[p]++] = static_cast<NodeIndex>(n);
+        for (const auto& [p, c] : edges) consumers[fill[p]++] = c;
     }
 
     std::priority_queue<NodeIndex, std::vector<NodeIndex>, std::greater<>> ready;
@@ -127,6 +127,9 @@ public:
         return OrderedGraph(g, std::move(order));
     }
 
+    // The adaptor keeps a reference: a temporary graph would dangle.
+    static void create(const G&&, std::vector<NodeIndex>) = delete;
+
 private:
     OrderedGraph(const G& g, std::vector<NodeIndex> order) : base_(&g), order_(std::move(order)) {}
 
@@ -148,5 +151,11 @@ template <activation_graph G>
     if (!order) return unexpected(order.error());
     return in_order(g, std::move(*order));
 }
+
+// The adaptors keep a reference to the graph: a temporary would dangle.
+template <activation_graph G>
+void in_order(const G&&, std::vector<NodeIndex>) = delete;
+template <activation_graph G>
+void in_topological_order(const G&&) = delete;
 
 }  // namespace onnx_runtime_memory

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "detail/slot_pool.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -182,7 +183,7 @@ template <class Oracle>
             continue;
         }
         sizes[v] = *bytes;
-        if (!overflow_at && __builtin_add_overflow(total, *bytes, &total)) overflow_at = v;
+        if (!overflow_at && add_overflows(total, *bytes, total)) overflow_at = v;
     }
     if (!unknown.empty()) {
         std::sort(unknown.begin(), unknown.end());
@@ -241,13 +242,11 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
 
 }  // namespace detail
 
-// Plan from a liveness already computed, with the seed's algorithm or
-// another SlotStrategy. The oracle is asked exactly once per owner, in owner
-// order. (To plan the same graph many times with new sizes, ActivationPlanner
-// keeps its working memory between plans.)
-template <size_oracle Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
-                                                               SlotStrategy strategy = SlotStrategy::seed) {
+namespace detail {
+
+// plan_activations from a liveness known to be well formed.
+template <class Oracle>
+[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle, SlotStrategy strategy) {
     std::vector<std::size_t> sizes;
     std::vector<ValueId> unknown;
     auto naive = detail::size_owners(live, oracle, sizes, unknown);
@@ -265,13 +264,27 @@ template <size_oracle Oracle>
     return PlanStatus::complete(std::move(plan));
 }
 
+}  // namespace detail
+
+// Plan from a liveness already computed, with the seed's algorithm or
+// another SlotStrategy. The oracle is asked exactly once per owner, in owner
+// order. A liveness of the wrong shape is PlanError::bad_liveness
+// (check_liveness). (To plan the same graph many times with new sizes,
+// ActivationPlanner keeps its working memory between plans.)
+template <size_oracle Oracle>
+[[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
+                                                               SlotStrategy strategy = SlotStrategy::seed) {
+    if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
+    return detail::plan_slots(live, oracle, strategy);
+}
+
 // Compute a liveness-based activation plan with slot reuse. O((V + E) log V).
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return plan_activations(*live, oracle);
+    return detail::plan_slots(*live, oracle, SlotStrategy::seed);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).
@@ -301,7 +314,14 @@ class ActivationPlanner {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
+    // A liveness of the wrong shape (check_liveness) is kept out: every
+    // plan() then returns its PlanError::bad_liveness.
     explicit ActivationPlanner(Liveness live) : live_(std::move(live)) {
+        if (auto ok = check_liveness(live_); !ok) {
+            error_ = ok.error();
+            live_ = Liveness{};
+            return;
+        }
         detail::make_schedule(live_, schedule_);
         sizes_.reserve(live_.value_count());
         unknown_.reserve(live_.owners.size());
@@ -319,6 +339,7 @@ public:
     // `out` is left as it was.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ActivationPlan& out) {
+        if (error_) return unexpected(*error_);
         auto naive = detail::size_owners(live_, oracle, sizes_, unknown_);
         if (!naive) return unexpected(naive.error());
         if (!unknown_.empty()) return Outcome::deferred;
@@ -337,6 +358,7 @@ private:
     std::vector<std::size_t> sizes_;
     std::vector<ValueId> unknown_;
     detail::SlotPool pool_;
+    std::optional<PlanError> error_;
 };
 
 }  // namespace onnx_runtime_memory

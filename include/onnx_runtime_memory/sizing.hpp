@@ -10,17 +10,35 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "graph.hpp"
 
 namespace onnx_runtime_memory {
 
-// A size oracle: value id -> bytes, or nullopt for "not known yet".
+namespace detail {
+// A byte count: an unsigned integer type no wider than std::size_t (not bool,
+// not a character type). int (-1 would become SIZE_MAX) and double (2.5
+// would become 2) are refused at compile time.
+template <class T>
+concept byte_count = std::unsigned_integral<T> && !std::same_as<T, bool> && !std::same_as<T, char8_t> &&
+                     !std::same_as<T, char16_t> && !std::same_as<T, char32_t> && !std::same_as<T, wchar_t> &&
+                     !std::same_as<T, char> && sizeof(T) <= sizeof(std::size_t);
+template <class R>
+struct is_size_result : std::bool_constant<byte_count<R>> {};
+template <class U>
+struct is_size_result<std::optional<U>> : std::bool_constant<byte_count<U>> {};
+}  // namespace detail
+
+// A size oracle: value id -> bytes, or nullopt for "not known yet". It returns
+// std::optional<U> (or a plain U when every size is known) for an unsigned
+// integer type U no wider than std::size_t.
 template <class F>
 concept size_oracle = std::invocable<F&, ValueId> &&
-                      std::convertible_to<std::invoke_result_t<F&, ValueId>, std::optional<std::size_t>>;
+                      detail::is_size_result<std::remove_cvref_t<std::invoke_result_t<F&, ValueId>>>::value;
 
 // Upper bounds for symbolic dimensions, by symbol name. A sorted vector:
 // deterministic, O(log k) lookup.
@@ -55,10 +73,6 @@ private:
 };
 
 namespace detail {
-
-[[nodiscard]] constexpr bool mul_overflows(std::size_t a, std::size_t b, std::size_t& out) noexcept {
-    return __builtin_mul_overflow(a, b, &out);
-}
 
 // Bytes of `count` elements of `type`: packed types round up to whole bytes.
 [[nodiscard]] constexpr std::optional<std::size_t> bytes_for(ElementType type, std::size_t count) noexcept {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "detail/checked.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
 #include "liveness.hpp"
@@ -28,6 +29,10 @@ struct ValidateError {
         slot_conflict,         // owners `value` and `other` are live together and share `slot`
         view_outlives_source,  // `value` is read at `node`, after its root owner `other` retires
         plan_error,            // the graph or view map is invalid: see `plan_error`
+        view_outside_source,   // view `value` is produced at `node`, outside its root owner `other`'s interval
+        bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
+        wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
+        wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
         // Arena plans (validate_arena):
         misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
         outside_arena,         // owner `value` ends past the arena
@@ -46,6 +51,13 @@ struct ValidateError {
 
     friend bool operator==(const ValidateError&, const ValidateError&) = default;
 
+    [[nodiscard]] static ValidateError from(PlanError e) {
+        ValidateError err;
+        err.kind = Kind::plan_error;
+        err.plan_error = e;
+        return err;
+    }
+
     [[nodiscard]] std::string message() const {
         const auto v = [](ValueId x) { return "value " + std::to_string(x); };
         const std::string s = "slot " + std::to_string(slot.value);
@@ -61,6 +73,19 @@ struct ValidateError {
                 return v(value) + " is read at node " + std::to_string(node) + ", after its buffer owner " + v(other) +
                        " is retired";
             case Kind::plan_error: return plan_error.message();
+            case Kind::view_outside_source:
+                return "view " + v(value) + " is produced at node " + std::to_string(node) +
+                       ", outside the live interval of its buffer owner " + v(other);
+            case Kind::bad_slot_table:
+                return "the plan's slot " + std::to_string(size) + " has id " + std::to_string(slot.value) +
+                       ": slots must be numbered 0, 1, 2, ... in order";
+            case Kind::wrong_peak_bytes:
+                return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
+                       (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
+                                                              : std::to_string(size));
+            case Kind::wrong_naive_bytes:
+                return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
+                       std::to_string(size);
             case Kind::misaligned_offset: return "owner " + v(value) + " has an offset that is not aligned";
             case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
             case Kind::offset_overlap:
@@ -71,22 +96,20 @@ struct ValidateError {
     }
 };
 
-// Checks a liveness against the graph's reads: every read of a value (and so
-// of every view in a chain) and every graph output falls inside its root
-// owner's interval. A liveness from compute_liveness always passes; one kept
-// by the caller across runs, or edited, may not.
+// Checks a liveness against the graph: every read of a value (and so of
+// every view in a chain) and every graph output falls inside its root
+// owner's interval (ViewOutlivesSource), and so does every node that
+// produces a view (ViewOutsideSource): a view's bytes are its root's. A
+// liveness from compute_liveness always passes; one kept by the caller
+// across runs, or edited, may not (one of the wrong shape is a plan_error,
+// bad_liveness).
 template <activation_graph G>
 [[nodiscard]] expected<void, ValidateError> validate_liveness(const G& g, const ViewMap& views, const Liveness& live) {
     using T = graph_traits<G>;
-    const auto plan_error = [](PlanError e) {
+    const auto plan_error = [](PlanError e) { return unexpected(ValidateError::from(e)); };
+    const auto fail = [](ValidateError::Kind kind, ValueId v, ValueId r, NodeIndex n) {
         ValidateError err;
-        err.kind = ValidateError::Kind::plan_error;
-        err.plan_error = e;
-        return unexpected(err);
-    };
-    const auto outlives = [](ValueId v, ValueId r, NodeIndex n) {
-        ValidateError err;
-        err.kind = ValidateError::Kind::view_outlives_source;
+        err.kind = kind;
         err.value = v;
         err.other = r;
         err.node = n;
@@ -95,23 +118,33 @@ template <activation_graph G>
     const auto size = detail::checked_size(g);
     if (!size) return plan_error(size.error());
     const std::size_t V = size->values;
+    if (auto ok = check_liveness(live); !ok) return plan_error(ok.error());
+    if (live.value_count() != V) return plan_error(make_plan_error(PlanError::Kind::bad_liveness));
     std::vector<ValueId> root;
     if (auto ok = detail::resolve_roots(views, V, root); !ok) return plan_error(ok.error());
-    const auto covered = [&](ValueId r, std::size_t n) { return !live.is_owner(r) || n <= live.intervals[r].use_end; };
+    const auto covered = [&](ValueId r, std::size_t n) {
+        return !live.is_owner(r) || (live.intervals[r].def <= n && n <= live.intervals[r].use_end);
+    };
 
     for (std::size_t n = 0; n < size->nodes; ++n) {
+        const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_inputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
-            if (!v)
-                return plan_error(make_plan_error(PlanError::Kind::value_out_of_range, detail::raw_id(x),
-                                                  static_cast<NodeIndex>(n)));
-            if (!covered(root[*v], n)) return outlives(*v, root[*v], static_cast<NodeIndex>(n));
+            if (!v) return plan_error(detail::out_of_range(x, node));
+            if (!covered(root[*v], n)) return fail(ValidateError::Kind::view_outlives_source, *v, root[*v], node);
+        }
+        for (auto x : T::node_outputs(g, n)) {
+            const auto v = detail::to_value_id(x, V);
+            if (!v) return plan_error(detail::out_of_range(x, node));
+            if (root[*v] != *v && !covered(root[*v], n))
+                return fail(ValidateError::Kind::view_outside_source, *v, root[*v], node);
         }
     }
     for (auto x : T::graph_outputs(g)) {
         const auto v = detail::to_value_id(x, V);
-        if (!v) return plan_error(make_plan_error(PlanError::Kind::value_out_of_range, detail::raw_id(x)));
-        if (!covered(root[*v], live.last_position)) return outlives(*v, root[*v], live.last_position);
+        if (!v) return plan_error(detail::out_of_range(x));
+        if (!covered(root[*v], live.last_position))
+            return fail(ValidateError::Kind::view_outlives_source, *v, root[*v], live.last_position);
     }
     return {};
 }
@@ -124,9 +157,31 @@ template <class Oracle>
 [[nodiscard]] expected<void, ValidateError> validate_assignments(const Liveness& live, const ActivationPlan& plan,
                                                                  Oracle& oracle) {
     using Kind = ValidateError::Kind;
-    std::vector<SlotInfo> slots = plan.slots;  // sorted by id for lookup
-    std::stable_sort(slots.begin(), slots.end(), [](const SlotInfo& a, const SlotInfo& b) { return a.id < b.id; });
+    // The plan's own table and totals are checked, not believed: an executor
+    // allocates peak_bytes and indexes slots by id.
+    const auto& slots = plan.slots;
+    std::size_t capacity_total = 0;
+    bool overflow = false;
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+        if (slots[k].id.value != k) {
+            ValidateError err;
+            err.kind = Kind::bad_slot_table;
+            err.size = k;
+            err.slot = slots[k].id;
+            return unexpected(err);
+        }
+        overflow = overflow || detail::add_overflows(capacity_total, slots[k].capacity, capacity_total);
+    }
+    if (overflow || capacity_total != plan.peak_bytes) {
+        ValidateError err;
+        err.kind = Kind::wrong_peak_bytes;
+        err.size = overflow ? detail::size_max : capacity_total;
+        err.capacity = plan.peak_bytes;
+        return unexpected(err);
+    }
 
+    std::size_t naive_total = 0;
+    bool all_known = true;
     for (ValueId v : live.owners) {
         ValidateError err;
         err.value = v;
@@ -136,19 +191,26 @@ template <class Oracle>
             return unexpected(err);
         }
         err.slot = *slot;
-        auto it = std::lower_bound(slots.begin(), slots.end(), *slot,
-                                   [](const SlotInfo& s, SlotId id) { return s.id < id; });
-        if (it == slots.end() || it->id != *slot) {
+        if (slot->value >= slots.size()) {
             err.kind = Kind::unknown_slot;
             return unexpected(err);
         }
         const std::optional<std::size_t> need = oracle(v);
-        if (need && *need > it->capacity) {
+        all_known = all_known && need.has_value();
+        if (need) naive_total = detail::saturating_add(naive_total, *need);
+        if (need && *need > slots[slot->value].capacity) {
             err.kind = Kind::undersized_slot;
             err.size = *need;
-            err.capacity = it->capacity;
+            err.capacity = slots[slot->value].capacity;
             return unexpected(err);
         }
+    }
+    if (all_known && naive_total != plan.naive_bytes) {
+        ValidateError err;
+        err.kind = Kind::wrong_naive_bytes;
+        err.size = naive_total;
+        err.capacity = plan.naive_bytes;
+        return unexpected(err);
     }
 
     // Group owners by slot, each group in owner order. Within a group an
@@ -185,22 +247,21 @@ template <class Oracle>
 
 // Validate a plan against the graph, recomputing liveness with the same view
 // map and options, using `oracle` to check slot capacities (an unknown size
-// skips that check). In order: each owner (in owner order) has a slot
+// skips that check). Nothing the plan says about itself is believed. In
+// order: its slots are numbered 0, 1, 2, ... (BadSlotTable) and peak_bytes is
+// their total (WrongPeakBytes); each owner (in owner order) has a slot
 // (MissingAssignment) that the plan has (UnknownSlot) and that is big enough
-// (UndersizedSlot); no two owners sharing a slot overlap (SlotConflict); no
-// read falls after its root owner retires (ViewOutlivesSource). An invalid
+// (UndersizedSlot); naive_bytes is the owners' total when every size is
+// known (WrongNaiveBytes); no two owners sharing a slot overlap
+// (SlotConflict); no read falls after its root owner retires
+// (ViewOutlivesSource), no view is produced outside it (ViewOutsideSource). An invalid
 // graph or view map is reported first, since nothing can be checked without
 // its liveness. Assignments of non-owners are ignored.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate(const G& g, const ViewMap& views, const ActivationPlan& plan,
                                                      Oracle&& oracle, const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
-    if (!live) {
-        ValidateError err;
-        err.kind = ValidateError::Kind::plan_error;
-        err.plan_error = live.error();
-        return unexpected(err);
-    }
+    if (!live) return unexpected(ValidateError::from(live.error()));
     if (auto ok = detail::validate_assignments(*live, plan, oracle); !ok) return ok;
     return validate_liveness(g, views, *live);
 }

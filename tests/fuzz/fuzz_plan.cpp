@@ -47,7 +47,7 @@ void plan_and_check(const G& g, const orm::ViewMap& views, const Oracle& oracle,
     auto arena = orm::plan_arena(*live, oracle, arena_options);
     if (!arena) return;  // rounding sizes up to the alignment may overflow: an error value, fine
     if (arena->is_complete()) {
-        if (auto ok = orm::validate_arena(g, views, arena->plan(), oracle, options); !ok) {
+        if (auto ok = orm::validate_arena(g, views, arena->plan(), oracle, arena_options.alignment, options); !ok) {
             std::fprintf(stderr, "INVALID ARENA: %s\n", ok.error().message().c_str());
             std::abort();
         }

@@ -27,6 +27,8 @@
 #include <numeric>
 #include <vector>
 
+#include "checked.hpp"
+
 namespace onnx_runtime_memory::detail {
 
 class OffsetSearch {
@@ -104,8 +106,7 @@ public:
         for (std::size_t i = 0; i < n_; ++i) {
             for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key_[0][i] = std::max(key_[0][i], total0_[s]);
             key_[1][i] = hi_[i] - lo_[i];
-            if (__builtin_mul_overflow(size[i], std::size_t{end[i]} - def[i] + 1, &key_[2][i]))
-                key_[2][i] = std::numeric_limits<std::size_t>::max();
+            if (mul_overflows(size[i], std::size_t{end[i]} - def[i] + 1, key_[2][i])) key_[2][i] = size_max;
             key_[3][i] = size[i];
             key_[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
             key_[5][i] = end[i];

@@ -1,0 +1,60 @@
+// Checked and saturating arithmetic on std::size_t, in one place: the
+// compiler's overflow builtins where it has them, a plain fallback elsewhere
+// (forced by defining ONNX_RUNTIME_MEMORY_PLAIN_OVERFLOW, which a test does).
+#pragma once
+
+#include <cstddef>
+#include <limits>
+
+#if !defined(ONNX_RUNTIME_MEMORY_PLAIN_OVERFLOW) && defined(__has_builtin)
+#if __has_builtin(__builtin_add_overflow) && __has_builtin(__builtin_mul_overflow)
+#define ONNX_RUNTIME_MEMORY_OVERFLOW_BUILTINS 1
+#endif
+#endif
+
+namespace onnx_runtime_memory::detail {
+
+inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
+
+// out = a + b; true when the sum does not fit (out is then unspecified).
+[[nodiscard]] constexpr bool add_overflows(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+#ifdef ONNX_RUNTIME_MEMORY_OVERFLOW_BUILTINS
+    return __builtin_add_overflow(a, b, &out);
+#else
+    out = a + b;  // unsigned: wraps, never undefined
+    return out < a;
+#endif
+}
+
+// out = a * b; true when the product does not fit.
+[[nodiscard]] constexpr bool mul_overflows(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+#ifdef ONNX_RUNTIME_MEMORY_OVERFLOW_BUILTINS
+    return __builtin_mul_overflow(a, b, &out);
+#else
+    out = a * b;
+    return a != 0 && out / a != b;
+#endif
+}
+
+[[nodiscard]] constexpr std::size_t saturating_add(std::size_t a, std::size_t b) noexcept {
+    std::size_t r = 0;
+    return add_overflows(a, b, r) ? size_max : r;
+}
+
+// n rounded up to a multiple of `alignment` (>= 1); true when that overflows.
+[[nodiscard]] constexpr bool align_up_overflows(std::size_t n, std::size_t alignment, std::size_t& out) noexcept {
+    const std::size_t rem = n % alignment;
+    if (rem == 0) {
+        out = n;
+        return false;
+    }
+    return add_overflows(n, alignment - rem, out);
+}
+
+// n rounded up to a multiple of `alignment` (>= 1), saturating at SIZE_MAX.
+[[nodiscard]] constexpr std::size_t saturating_align_up(std::size_t n, std::size_t alignment) noexcept {
+    std::size_t r = 0;
+    return align_up_overflows(n, alignment, r) ? size_max : r;
+}
+
+}  // namespace onnx_runtime_memory::detail
