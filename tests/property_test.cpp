@@ -242,6 +242,23 @@ wide lower_bound_bytes(const Case& c, const RefLiveness& live, const std::vector
     return best;
 }
 
+// The slot lower bound from its definition: at each position sort the live
+// sizes, largest first; the k-th slot holds the largest k-th over positions.
+wide slot_bound_bytes(const Case& c, const RefLiveness& live, const std::vector<std::size_t>& sizes) {
+    std::vector<std::size_t> kth;
+    for (std::size_t n = 0; n <= live.last; ++n) {
+        std::vector<std::size_t> here;
+        for (ValueId v = 0; v < c.values; ++v)
+            if (live.owner[v] && live.interval[v].def <= n && n <= live.interval[v].use_end) here.push_back(sizes[v]);
+        std::sort(here.rbegin(), here.rend());
+        if (kth.size() < here.size()) kth.resize(here.size(), 0);
+        for (std::size_t k = 0; k < here.size(); ++k) kth[k] = std::max(kth[k], here[k]);
+    }
+    wide total = 0;
+    for (std::size_t s : kth) total += s;
+    return total;
+}
+
 // ---- the properties: "" when they hold, else what failed ----
 template <class Oracle>
 std::string check_plan(const Case& c, const Oracle& oracle, bool unknown_allowed) {
@@ -385,6 +402,13 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     if (!(bounds->offset_bytes <= plan.arena_bytes && plan.arena_bytes <= laid->arena_bytes))
         return "arena not between the lower bound and the slot plan laid out";
     if (bounds->slot_bytes > slots->plan().peak_bytes) return "the slot lower bound is above a slot plan";
+    {
+        std::vector<std::size_t> sizes(c.values, 0);
+        for (ValueId v = 0; v < c.values; ++v) sizes[v] = c.runtime_size[v];
+        const wide ref = slot_bound_bytes(c, reference_liveness(c), sizes);
+        if (ref <= size_max && bounds->slot_bytes != static_cast<std::size_t>(ref))
+            return "the slot lower bound differs from the reference's";
+    }
     for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size}) {
         auto other = orm::plan_activations(*live, oracle, strategy);
         if (!other || !other->is_complete()) return "a slot strategy failed";
