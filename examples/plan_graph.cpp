@@ -58,11 +58,14 @@ struct Args {
 
 constexpr int planned = 0, failed = 1, deferred = 2;
 
+constexpr const char* usage_text =
+    "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
+    "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n"
+    "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
+    "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
+
 int usage(std::string_view why) {
-    fmt::print(stderr,
-               "plan_graph: {}\nusage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
-               "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n",
-               why);
+    fmt::print(stderr, "plan_graph: {}\n{}", why, usage_text);
     return failed;
 }
 
@@ -127,6 +130,15 @@ struct Analysis {
     std::size_t peak_position = 0;
 };
 
+// Whether v's size is unknown only because it overflows: its element type
+// is known and every dimension is static or a bounded symbol.
+bool size_overflows(const ir::Graph& g, orm::ValueId v, const orm::SymbolBounds& bounds) {
+    if (!orm::element_bits(g.element_type(v))) return false;
+    for (const orm::Dim d : g.dims(v))
+        if (!d.is_static() && !(d.is_symbolic() && bounds.find(d.symbol))) return false;
+    return true;
+}
+
 bool is_csv(const std::string& path) { return path.size() > 4 && path.ends_with(".csv"); }
 
 // Reads, plans (slots, bounds, arena) and validates one file. On failure
@@ -153,7 +165,14 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     if (!status) return fmt::format("{}: {}", path, ir::describe(a.g, status.error()));
     a.live = std::move(*live);
     a.status = std::move(*status);
-    if (a.status->is_deferred()) return std::nullopt;
+    if (a.status->is_deferred()) {
+        // An owner whose every dimension is known (or bounded) and still has
+        // no size overflowed: say so, rather than ask for bounds.
+        for (orm::ValueId v : a.status->unknown_sizes())
+            if (size_overflows(a.g, v, args.bounds))
+                return fmt::format("{}: the byte size of value '{}' overflows std::size_t", path, a.g.value_name(v));
+        return std::nullopt;
+    }
 
     const auto& plan = a.status->plan();
     if (auto ok = orm::validate(a.g, a.views, plan, oracle, args.options); !ok)
@@ -167,12 +186,16 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
 
+    // Live bytes by position: a difference array, O(owners + positions).
     a.sizes.assign(a.g.value_count(), 0);
-    a.live_bytes.assign(std::size_t{a.live.last_position} + 1, 0);
+    a.live_bytes.assign(std::size_t{a.live.last_position} + 2, 0);
     for (orm::ValueId v : a.live.owners) {
         a.sizes[v] = *oracle(v);
-        for (std::size_t p = a.live.intervals[v].def; p <= a.live.intervals[v].use_end; ++p) a.live_bytes[p] += a.sizes[v];
+        a.live_bytes[a.live.intervals[v].def] += a.sizes[v];  // the naive total fits: no sum here overflows
+        a.live_bytes[std::size_t{a.live.intervals[v].use_end} + 1] -= a.sizes[v];
     }
+    for (std::size_t p = 1; p < a.live_bytes.size(); ++p) a.live_bytes[p] += a.live_bytes[p - 1];
+    a.live_bytes.pop_back();
     a.peak_position = static_cast<std::size_t>(std::max_element(a.live_bytes.begin(), a.live_bytes.end()) - a.live_bytes.begin());
     return std::nullopt;
 }
@@ -271,14 +294,17 @@ bool write_svg(const Analysis& a, const std::string& path) {
     t.live_bytes = a.live_bytes;
     t.peak_position = a.peak_position;
     const std::string tmp = path + ".partial";
+    std::error_code ec, ignored;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << svg::render(t);
-        if (!out.flush()) return false;
+        if (!out.flush()) {
+            std::filesystem::remove(tmp, ignored);  // nothing half-written is left behind
+            return false;
+        }
     }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
+    std::filesystem::rename(tmp, path, ec);  // fails onto a directory: the error stands
+    if (ec) std::filesystem::remove(tmp, ignored);
     return !ec;
 }
 
@@ -315,6 +341,10 @@ int main(int argc, char** argv) {
             if (i + 1 >= argc) return std::nullopt;
             return std::string_view(argv[++i]);
         };
+        if (a == "--help" || a == "-h") {
+            fmt::print("{}", usage_text);
+            return planned;
+        }
         if (a == "--json") args.json = true;
         else if (a == "--inputs") args.options.include_graph_inputs = true;
         else if (a == "--views") {
@@ -337,7 +367,11 @@ int main(int argc, char** argv) {
             if (a == "--align") args.arena.alignment = *n;
             else if (a == "--exact") args.arena.exact_nodes = *n;
             else if (a == "--search") args.arena.search_iterations = static_cast<std::uint32_t>(std::min<std::size_t>(*n, 1u << 30));
-            else args.arena.time_limit = std::chrono::milliseconds(*n);
+            else {  // saturate: a limit past what microseconds can count is no limit
+                constexpr auto most = std::chrono::microseconds::max().count() / 1000;
+                args.arena.time_limit = *n > static_cast<std::size_t>(most) ? std::chrono::microseconds::max()
+                                                                             : std::chrono::milliseconds(*n);
+            }
         } else if (a == "--svg") {
             const auto v = value();
             if (!v) return usage("--svg needs a file name");
@@ -359,6 +393,10 @@ int main(int argc, char** argv) {
         if (e.path().extension() == ".graph" || e.path().extension() == ".csv") files.push_back(e.path().string());
     if (ec) {
         fmt::print(stderr, "plan_graph: cannot read directory {}: {}\n", path, ec.message());
+        return failed;
+    }
+    if (files.empty()) {
+        fmt::print(stderr, "plan_graph: no .graph or .csv file in {}\n", path);
         return failed;
     }
     std::sort(files.begin(), files.end());

@@ -152,11 +152,10 @@ private:
         std::uint32_t end = 0;
         std::uint32_t line = 0;
     };
-    std::uint32_t symbol(const std::string& s) {
-        for (std::size_t k = 0; k < symbols_.size(); ++k)
-            if (symbols_[k] == s) return static_cast<std::uint32_t>(k);
-        symbols_.push_back(s);
-        return static_cast<std::uint32_t>(symbols_.size() - 1);
+    std::uint32_t symbol(const std::string& s) {  // ids in first-seen order: deterministic
+        auto [it, inserted] = symbol_ids_.try_emplace(s, static_cast<std::uint32_t>(symbols_.size()));
+        if (inserted) symbols_.push_back(s);
+        return it->second;
     }
     std::uint32_t intern_op(std::string_view op) {
         auto [it, inserted] = op_ids_.try_emplace(std::string(op), static_cast<std::uint32_t>(ops_.size()));
@@ -174,6 +173,7 @@ private:
     std::vector<ValueId> outputs_;
     std::vector<std::string> ops_;
     std::unordered_map<std::string, std::uint32_t> op_ids_;   // lookup only
+    std::unordered_map<std::string, std::uint32_t> symbol_ids_;  // lookup only
     std::unordered_map<std::string, ValueId> by_name_;        // lookup only
 };
 

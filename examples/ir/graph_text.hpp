@@ -7,8 +7,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,15 @@ inline constexpr std::array<std::pair<std::string_view, ElementType>, 25> dtypes
 }};
 
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Control characters (other than tab) would reach terminals, SVG and JSON.
+inline bool has_control(std::string_view line) {
+    for (char c : line)
+        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) return true;
+    return false;
+}
+
+inline constexpr std::string_view utf8_bom = "\xEF\xBB\xBF";
 
 inline void split_tokens(std::string_view line, std::vector<std::string_view>& out) {
     out.clear();
@@ -99,8 +109,9 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
             std::int64_t n = 0;
             for (char c : d) {
                 if (c < '0' || c > '9') return "bad dimension '" + std::string(d) + "'";
-                if (__builtin_mul_overflow(n, 10, &n) || __builtin_add_overflow(n, c - '0', &n))
+                if (n > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10)
                     return "dimension '" + std::string(d) + "' is too large";
+                n = n * 10 + (c - '0');
             }
             dims.emplace_back(n);
         } else if (is_symbol(d)) {
@@ -156,6 +167,9 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
         pos = end + 1;
         ++line_no;
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line_no == 1 && line.starts_with(detail::utf8_bom)) line.remove_prefix(detail::utf8_bom.size());
+        if (detail::has_control(line))
+            return fail(line_no, "a control character (other than tab) in the line: names must be printable");
         if (line_no == 1) {
             if (line != detail::header)
                 return fail(1, "the first line must be '" + std::string(detail::header) + "'");
@@ -236,14 +250,39 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
     return g;
 }
 
+// The largest file read_file takes: far above any real graph, far below
+// what would exhaust memory.
+inline constexpr std::uintmax_t max_file_bytes = std::uintmax_t{1} << 30;
+
+// The whole of a regular file. Anything else is a ReadError with line 0:
+// a directory, a FIFO (which would block), a device such as /dev/zero (which
+// never ends), a file over max_file_bytes, or a read that fails part way.
+[[nodiscard]] inline onnx_runtime_memory::expected<std::string, ReadError> read_file(const std::string& path) {
+    using onnx_runtime_memory::unexpected;
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec) return unexpected(ReadError{0, "cannot open '" + path + "': " + ec.message()});
+    if (!std::filesystem::is_regular_file(status))
+        return unexpected(ReadError{0, "'" + path + "' is not a regular file (a directory, FIFO or device): only files are read"});
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec) return unexpected(ReadError{0, "cannot read '" + path + "': " + ec.message()});
+    if (size > max_file_bytes)
+        return unexpected(ReadError{0, "'" + path + "' is " + std::to_string(size) + " bytes, over the " +
+                                           std::to_string(max_file_bytes) + "-byte limit"});
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return unexpected(ReadError{0, "cannot open '" + path + "'"});
+    std::string text(static_cast<std::size_t>(size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (static_cast<std::uintmax_t>(in.gcount()) != size || in.bad())
+        return unexpected(ReadError{0, "cannot read '" + path + "': the read stopped part way"});
+    return text;
+}
+
 // Reads a graph text file; an unreadable file is a ReadError with line 0.
 [[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_graph_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return onnx_runtime_memory::unexpected(ReadError{0, "cannot open '" + path + "'"});
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) return onnx_runtime_memory::unexpected(ReadError{0, "cannot read '" + path + "'"});
-    return read_graph_text(text.str());
+    auto text = read_file(path);
+    if (!text) return onnx_runtime_memory::unexpected(text.error());
+    return read_graph_text(*text);
 }
 
 }  // namespace ir

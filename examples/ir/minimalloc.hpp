@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,18 +21,22 @@ namespace ir {
 
 [[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_minimalloc_csv(const std::string& path) {
     using onnx_runtime_memory::unexpected;
-    std::ifstream in(path);
-    if (!in) return unexpected(ReadError{0, "cannot open '" + path + "'"});
+    auto text = read_file(path);  // regular files only; a failed read is an error, never an early end
+    if (!text) return unexpected(text.error());
     struct Row {
         std::string id;
         std::int64_t lower, upper, size;
+        std::size_t line;
     };
     std::vector<Row> rows;
+    std::istringstream in(*text);
     std::string line;
     std::size_t line_no = 0;
     while (std::getline(in, line)) {
         ++line_no;
         if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line_no == 1 && line.starts_with(detail::utf8_bom)) line.erase(0, detail::utf8_bom.size());
+        if (detail::has_control(line)) return unexpected(ReadError{line_no, "a control character in the line"});
         if (line_no == 1) {
             if (line != "id,lower,upper,size") return unexpected(ReadError{1, "expected the header 'id,lower,upper,size'"});
             continue;
@@ -41,12 +44,14 @@ namespace ir {
         if (line.empty()) continue;
         std::istringstream fields(line);
         Row r;
+        r.line = line_no;
         char c1 = 0, c2 = 0, c3 = 0;
         if (!std::getline(fields, r.id, ',') || !(fields >> r.lower >> c1 >> r.upper >> c2 >> r.size) || c1 != ',' ||
             c2 != ',' || (fields >> c3) || r.lower < 0 || r.upper <= r.lower || r.size < 0)
             return unexpected(ReadError{line_no, "expected 'id,lower,upper,size' with 0 <= lower < upper, size >= 0"});
         rows.push_back(r);
     }
+    if (line_no == 0) return unexpected(ReadError{1, "empty file: the header 'id,lower,upper,size' is missing"});
     std::vector<std::int64_t> times;
     for (const Row& r : rows) {
         times.push_back(r.lower);
@@ -64,7 +69,7 @@ namespace ir {
     Graph g(name.substr(0, name.find('.')));
     for (const Row& r : rows) {
         const ValueId v = g.value("b" + r.id);
-        if (g.has_type(v)) return unexpected(ReadError{0, "buffer id '" + r.id + "' appears twice"});
+        if (g.has_type(v)) return unexpected(ReadError{r.line, "buffer id '" + r.id + "' appears twice"});
         const DimSpec dims[] = {DimSpec(r.size)};
         g.set_type(v, ElementType::uint8, dims);
         const std::size_t def = index(r.lower), last = index(r.upper) - 1;

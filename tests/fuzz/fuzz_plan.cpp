@@ -3,14 +3,21 @@
 // the file's order and in a topological order, with static and bounded
 // sizes: slot plans (every strategy, and re-planned by ActivationPlanner)
 // and arena plans. A plan that fails validation aborts: that is the bug we
-// hunt.
+// hunt. Hostile shapes too: the same graph through 128-bit ids (some pushed
+// past 2^64) and through ranges that change on every call; a tampered
+// liveness handed back in; tampered plans, which validate must reject
+// unless they are truly safe.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <optional>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "ir/graph_text.hpp"
 
@@ -54,6 +61,105 @@ void plan_and_check(const G& g, const orm::ViewMap& views, const Oracle& oracle,
     }
 }
 
+// The graph with every id as a signed 128-bit integer; ids listed in
+// `pushed` are moved up by 2^64 (out of range: never to be read as the id).
+template <class G>
+struct WideIds {
+    __extension__ using id = __int128;
+    const G* g;
+    std::uint64_t pushed;  // a bit mask over value ids mod 64
+    std::vector<id> wide(std::span<const orm::ValueId> ids) const {
+        std::vector<id> out;
+        for (orm::ValueId v : ids) out.push_back((pushed >> (v % 64) & 1) ? (id{1} << 64) + v : id{v});
+        return out;
+    }
+    std::size_t value_count() const { return g->value_count(); }
+    std::size_t node_count() const { return g->node_count(); }
+    std::vector<id> node_inputs(std::size_t n) const { return wide(g->node_inputs(n)); }
+    std::vector<id> node_outputs(std::size_t n) const { return wide(g->node_outputs(n)); }
+    std::vector<id> graph_inputs() const { return wide(g->graph_inputs()); }
+    std::vector<id> graph_outputs() const { return wide(g->graph_outputs()); }
+    bool is_initializer(orm::ValueId v) const { return g->is_initializer(v); }
+};
+
+// The graph with node_inputs dropping or repeating ids on some calls.
+template <class G>
+struct Unstable {
+    const G* g;
+    mutable std::uint64_t calls;
+    std::vector<orm::ValueId> node_inputs(std::size_t n) const {
+        auto in = g->node_inputs(n);
+        std::vector<orm::ValueId> out(in.begin(), in.end());
+        const std::uint64_t c = ++calls * 0x9E3779B97F4A7C15ull >> 60;
+        if (c % 3 == 0 && !out.empty()) out.pop_back();
+        if (c % 3 == 1 && !out.empty()) out.push_back(out.front());
+        return out;
+    }
+    std::size_t value_count() const { return g->value_count(); }
+    std::size_t node_count() const { return g->node_count(); }
+    auto node_outputs(std::size_t n) const { return g->node_outputs(n); }
+    auto graph_inputs() const { return g->graph_inputs(); }
+    auto graph_outputs() const { return g->graph_outputs(); }
+    bool is_initializer(orm::ValueId v) const { return g->is_initializer(v); }
+};
+
+// A tampered liveness: every entry point returns an error or a plan, and
+// never reads out of bounds.
+void tamper_liveness(orm::Liveness live, std::uint64_t h) {
+    const auto four = [](orm::ValueId) { return std::optional<std::size_t>(4); };
+    const std::size_t V = live.intervals.size();
+    if (V > 0) {
+        const std::size_t v = h % V;
+        switch ((h >> 8) % 6) {
+            case 0: live.intervals[v].use_end += static_cast<orm::NodeIndex>(h >> 16 & 0xFF); break;
+            case 1: live.intervals[v].def = static_cast<orm::NodeIndex>(h >> 16 & 0xFF); break;
+            case 2: live.roots[v] = static_cast<orm::ValueId>(h >> 16); break;
+            case 3: if (!live.owners.empty()) live.owners.pop_back(); break;
+            case 4: live.allocation_order.push_back(static_cast<orm::ValueId>(v)); break;
+            default: live.last_position = static_cast<orm::NodeIndex>(h >> 16 & 0xFFFF); break;  // large ones only cost memory
+        }
+    }
+    (void)orm::plan_activations(live, four);
+    (void)orm::plan_arena(live, four);
+    (void)orm::lower_bounds(live, four);
+    orm::ActivationPlanner planner(live);
+    orm::ActivationPlan out;
+    (void)planner.plan(four, out);
+}
+
+// A tampered slot plan: if validate accepts it, it must be truly safe.
+template <class G, class Oracle>
+void tamper_plan(const G& g, const orm::ViewMap& views, orm::ActivationPlan plan, const Oracle& oracle,
+                 const orm::PlanOptions& options, std::uint64_t h) {
+    const std::size_t n = plan.slots.size();
+    switch (h % 5) {
+        case 0: plan.peak_bytes -= h >> 8 & 0xF; break;
+        case 1: if (n > 1) std::swap(plan.slots[h % n], plan.slots[(h >> 8) % n]); break;
+        case 2: if (n > 0) plan.slots[h % n].capacity -= std::min<std::size_t>(plan.slots[h % n].capacity, h >> 8 & 0xF); break;
+        case 3: if (!plan.assignments.empty()) plan.assignments[h % plan.assignments.size()] = orm::SlotId{static_cast<std::uint32_t>((h >> 8) % (n + 2))}; break;
+        default: if (n > 1) plan.slots[h % n].id = plan.slots[(h >> 8) % n].id; break;
+    }
+    if (!orm::validate(g, views, plan, oracle, options)) return;
+    // Accepted: check what it claims from first principles.
+    auto live = orm::compute_liveness(g, views, options);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (plan.slots[k].id.value != k) std::abort();
+        total += plan.slots[k].capacity;
+    }
+    if (total != plan.peak_bytes) std::abort();
+    const auto& owners = live->owners;
+    if (owners.size() > 300) return;
+    for (std::size_t a = 0; a < owners.size(); ++a) {
+        const auto sa = plan.slot_of(owners[a]);
+        if (!sa || sa->value >= n) std::abort();
+        if (const auto need = oracle(owners[a]); need && *need > plan.slots[sa->value].capacity) std::abort();
+        for (std::size_t b = a + 1; b < owners.size(); ++b)
+            if (plan.slot_of(owners[b]) == sa && live->intervals[owners[a]].overlaps(live->intervals[owners[b]]))
+                std::abort();
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -68,7 +174,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const orm::PlanOptions options{size % 2 == 1};
     const orm::SymbolBounds bounds{{"batch", 3}, {"n", 7}, {"s", 1u << 20}};
 
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the input drives the tampering
+    for (std::size_t k = 0; k < size; ++k) h = (h ^ data[k]) * 1099511628211ull;
+
     plan_and_check(*g, views, orm::static_size_oracle(*g), options);
+    const auto oracle = orm::static_size_oracle(*g);
+    {
+        // 128-bit ids: the same plan when none is pushed past 2^64, an error otherwise.
+        const WideIds<ir::Graph> wide{&*g, h % 4 == 0 ? 0 : h};
+        auto a = orm::plan_activations(*g, views, oracle, options);
+        auto b = orm::plan_activations(wide, views, oracle, options);
+        if (wide.pushed == 0 && (a.has_value() != b.has_value() || (a && !(*a == *b)))) std::abort();
+        if (b && b->is_complete() && !orm::validate(wide, views, b->plan(), oracle, options)) std::abort();
+        (void)orm::topological_order(wide);
+    }
+    {
+        const Unstable<ir::Graph> unstable{&*g, h};
+        (void)orm::topological_order(unstable);
+        (void)orm::plan_activations(unstable, views, oracle, options);
+        (void)orm::compute_liveness(unstable, views, options);
+    }
+    if (auto live = orm::compute_liveness(*g, views, options)) {
+        tamper_liveness(*live, h);
+        if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
+            tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);
+    }
     plan_and_check(*g, views, orm::bounded_size_oracle(*g, bounds), options);
     if (auto ordered = orm::in_topological_order(*g)) {
         plan_and_check(*ordered, views, orm::static_size_oracle(*ordered), options);
