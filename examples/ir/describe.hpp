@@ -47,7 +47,8 @@ namespace ir {
         case K::bad_order:
             return "at " + node_label(g, e.node) + ": " + e.message();
         case K::graph_too_large:
-        case K::bad_liveness: break;
+        case K::bad_liveness:
+        case K::bad_buffer: break;
     }
     return e.message();
 }

@@ -22,6 +22,7 @@ struct PlanError {
         view_before_source,    // `node` produces view `value` before its root owner is produced
         output_not_produced,   // graph output `value` is produced by no node and is no graph input or initializer
         bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
+        bad_buffer,            // buffer record `value` has first > last, or a time past max_graph_ids
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -72,6 +73,9 @@ struct PlanError {
                 return "graph output " + v + " is produced by no node and is no graph input or initializer";
             case Kind::bad_liveness:
                 return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
+            case Kind::bad_buffer:
+                return "buffer " + std::to_string(value) + " ends before it begins, or lives past time " +
+                       std::to_string(max_graph_ids - 1);
         }
         return "unknown plan error";
     }

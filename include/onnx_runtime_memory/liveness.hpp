@@ -69,36 +69,6 @@ struct Liveness {
 
 namespace detail {
 
-// Counts of values and nodes, checked against max_graph_ids.
-struct GraphSize {
-    std::size_t values = 0;
-    std::size_t nodes = 0;
-};
-
-// A count of any integral type as a size, or nullopt when it is negative or
-// above max_graph_ids (compared in its own width: nothing is narrowed first).
-template <class I>
-[[nodiscard]] constexpr std::optional<std::size_t> checked_count(I count) noexcept {
-    if constexpr (std::integral<I>) {
-        const auto n = to_value_id(count, max_graph_ids + 1);
-        if (!n) return std::nullopt;
-        return std::size_t{*n};
-    } else {  // convertible to std::size_t only
-        const auto n = static_cast<std::size_t>(count);
-        if (n > max_graph_ids) return std::nullopt;
-        return n;
-    }
-}
-
-template <activation_graph G>
-[[nodiscard]] expected<GraphSize, PlanError> checked_size(const G& g) {
-    using T = graph_traits<G>;
-    const auto values = checked_count(T::value_count(g));
-    const auto nodes = checked_count(T::node_count(g));
-    if (!values || !nodes) return unexpected(make_plan_error(PlanError::Kind::graph_too_large));
-    return GraphSize{*values, *nodes};
-}
-
 // root[v] = the value v's view chain ends at (v itself when it has no edge).
 // Rejects edges naming values outside the graph and view cycles.
 [[nodiscard]] inline expected<void, PlanError> resolve_roots(const ViewMap& views, std::size_t value_count,

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "detail/ids.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
-#include "liveness.hpp"
 
 namespace onnx_runtime_memory {
 

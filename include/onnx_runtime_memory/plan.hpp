@@ -1,5 +1,6 @@
-// The activation plan: which slot backs each owner, and the arena it needs
-// (SPEC section 5: the seed's greedy best-fit walk in execution order).
+// Slot planning: which slot backs each owner, and the arena it needs. The
+// default is the original crate's greedy best-fit walk in execution order;
+// the plan types live in plan_types.hpp.
 #pragma once
 
 #include <algorithm>
@@ -11,102 +12,17 @@
 #include <utility>
 #include <vector>
 
-#include "detail/checked.hpp"
 #include "detail/slot_pool.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
 #include "liveness.hpp"
+#include "plan_types.hpp"
+#include "sizes.hpp"
 #include "sizing.hpp"
 #include "view_map.hpp"
 
 namespace onnx_runtime_memory {
-
-// Identifier of a reusable slot of an ActivationPlan: 0, 1, 2, ...
-struct SlotId {
-    std::uint32_t value = 0xFFFFFFFFu;
-
-    [[nodiscard]] static constexpr SlotId none() noexcept { return SlotId{}; }
-    [[nodiscard]] constexpr bool is_none() const noexcept { return value == 0xFFFFFFFFu; }
-    friend constexpr auto operator<=>(const SlotId&, const SlotId&) = default;
-};
-
-// One reusable slot: an arena region the executor allocates once and hands,
-// in turn, to every value assigned to it (their lifetimes are disjoint).
-struct SlotInfo {
-    SlotId id;
-    std::size_t capacity = 0;  // bytes
-    friend constexpr bool operator==(const SlotInfo&, const SlotInfo&) = default;
-};
-
-// Which slot backs each value, and how big the whole activation arena is.
-struct ActivationPlan {
-    // assignments[v]: the slot of owner v; SlotId::none() for views,
-    // initializers and values outside the arena. One entry per value id.
-    std::vector<SlotId> assignments;
-    // Every slot, in ascending id (slots[k].id.value == k).
-    std::vector<SlotInfo> slots;
-    // The arena the executor allocates: the sum of slot capacities.
-    std::size_t peak_bytes = 0;
-    // The baseline of one buffer per owner: the sum of owner sizes.
-    std::size_t naive_bytes = 0;
-
-    [[nodiscard]] std::size_t num_slots() const noexcept { return slots.size(); }
-    // 1 - peak / naive: the fraction of the baseline saved (0 when naive is 0).
-    [[nodiscard]] double savings_ratio() const noexcept {
-        return naive_bytes == 0 ? 0.0 : 1.0 - static_cast<double>(peak_bytes) / static_cast<double>(naive_bytes);
-    }
-    [[nodiscard]] std::optional<SlotId> slot_of(ValueId v) const noexcept {
-        if (v >= assignments.size() || assignments[v].is_none()) return std::nullopt;
-        return assignments[v];
-    }
-
-    friend bool operator==(const ActivationPlan&, const ActivationPlan&) = default;
-};
-
-// The outcome of a planning attempt that met no error: a complete plan, or
-// deferred with every owner whose size is not known yet (sorted by id), so
-// the executor can plan again once shapes resolve. PlanStatus for slot
-// plans; the arena planner's ArenaStatus is the same with an ArenaPlan.
-template <class Plan>
-class BasicPlanStatus {
-public:
-    [[nodiscard]] static BasicPlanStatus complete(Plan plan) {
-        BasicPlanStatus s;
-        s.plan_ = std::move(plan);
-        return s;
-    }
-    [[nodiscard]] static BasicPlanStatus deferred(std::vector<ValueId> unknown_sizes) {
-        BasicPlanStatus s;
-        s.deferred_ = true;
-        s.unknown_ = std::move(unknown_sizes);
-        return s;
-    }
-
-    [[nodiscard]] bool is_complete() const noexcept { return !deferred_; }
-    [[nodiscard]] bool is_deferred() const noexcept { return deferred_; }
-
-    // The plan; calling it on a deferred status is a caller bug (aborts).
-    [[nodiscard]] const Plan& plan() const& {
-        if (deferred_) detail::bad_expected_access();
-        return plan_;
-    }
-    [[nodiscard]] Plan&& plan() && {
-        if (deferred_) detail::bad_expected_access();
-        return std::move(plan_);
-    }
-    // Owners whose size is unknown, ascending id (empty when complete).
-    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return unknown_; }
-
-    friend bool operator==(const BasicPlanStatus&, const BasicPlanStatus&) = default;
-
-private:
-    BasicPlanStatus() = default;
-    Plan plan_;
-    std::vector<ValueId> unknown_;
-    bool deferred_ = false;
-};
-using PlanStatus = BasicPlanStatus<ActivationPlan>;
 
 namespace detail {
 
@@ -164,45 +80,7 @@ inline void assign_slots(const Liveness& live, const Schedule& schedule, const s
     plan.naive_bytes = naive_bytes;
 }
 
-// Asks the oracle once per owner, in owner order, filling sizes (by value
-// id; entries of non-owners are left as they were) and unknown (owners of
-// unknown size, by id). Returns the checked naive total (meaningless when
-// unknown is not empty) or an overflow.
-template <class Oracle>
-[[nodiscard]] expected<std::size_t, PlanError> size_owners(const Liveness& live, Oracle& oracle,
-                                                           std::vector<std::size_t>& sizes,
-                                                           std::vector<ValueId>& unknown) {
-    sizes.resize(live.value_count());
-    unknown.clear();
-    std::size_t total = 0;
-    std::optional<ValueId> overflow_at;
-    for (ValueId v : live.owners) {
-        const std::optional<std::size_t> bytes = oracle(v);
-        if (!bytes) {
-            unknown.push_back(v);
-            continue;
-        }
-        sizes[v] = *bytes;
-        if (!overflow_at && add_overflows(total, *bytes, total)) overflow_at = v;
-    }
-    if (!unknown.empty()) {
-        std::sort(unknown.begin(), unknown.end());
-        return total;  // deferred wins: with unknown sizes there is no total to overflow
-    }
-    if (overflow_at) return unexpected(make_plan_error(PlanError::Kind::size_overflow, *overflow_at));
-    return total;
-}
-
 }  // namespace detail
-
-// How slots are assigned. The seed's algorithm is the contract and the
-// default; the others are opt-in and can give fewer bytes on some graphs.
-enum class SlotStrategy : std::uint8_t {
-    seed,             // in execution order, best fit, slots never grow
-    in_order_growth,  // the same walk, but when no free slot fits, the largest free one grows
-    greedy_by_size,   // largest owners first, each into the smallest slot none of whose owners it
-                      // meets, else a new one (Pisarchyk & Lee 2020); O(n * slots * log n)
-};
 
 namespace detail {
 
@@ -247,19 +125,19 @@ namespace detail {
 // plan_activations from a liveness known to be well formed.
 template <class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle, SlotStrategy strategy) {
-    std::vector<std::size_t> sizes;
-    std::vector<ValueId> unknown;
-    auto naive = detail::size_owners(live, oracle, sizes, unknown);
+    OwnerSizes sizes;
+    size_owners(live, oracle, sizes);
+    auto naive = sizes.naive_bytes();
     if (!naive) return unexpected(naive.error());
-    if (!unknown.empty()) return PlanStatus::deferred(std::move(unknown));
+    if (!sizes.complete()) return PlanStatus::deferred(std::move(sizes.unknown));
     ActivationPlan plan;
     if (strategy == SlotStrategy::greedy_by_size) {
-        detail::assign_slots_by_size(live, sizes, *naive, plan);
+        detail::assign_slots_by_size(live, sizes.bytes, *naive, plan);
     } else {
         detail::Schedule schedule;
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
-        detail::assign_slots(live, schedule, sizes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
+        detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
     }
     return PlanStatus::complete(std::move(plan));
 }
@@ -323,8 +201,8 @@ public:
             return;
         }
         detail::make_schedule(live_, schedule_);
-        sizes_.reserve(live_.value_count());
-        unknown_.reserve(live_.owners.size());
+        sizes_.bytes.reserve(live_.value_count());
+        sizes_.unknown.reserve(live_.owners.size());
     }
     template <activation_graph G>
     [[nodiscard]] static expected<ActivationPlanner, PlanError> create(const G& g, const ViewMap& views,
@@ -340,23 +218,23 @@ public:
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ActivationPlan& out) {
         if (error_) return unexpected(*error_);
-        auto naive = detail::size_owners(live_, oracle, sizes_, unknown_);
+        size_owners(live_, oracle, sizes_);
+        auto naive = sizes_.naive_bytes();
         if (!naive) return unexpected(naive.error());
-        if (!unknown_.empty()) return Outcome::deferred;
-        detail::assign_slots(live_, schedule_, sizes_, *naive, pool_, out);
+        if (!sizes_.complete()) return Outcome::deferred;
+        detail::assign_slots(live_, schedule_, sizes_.bytes, *naive, pool_, out);
         return Outcome::complete;
     }
 
     [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
-    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return unknown_; }
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
     // Sizes (by value id) of the last plan's owners.
-    [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_; }
+    [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
 
 private:
     Liveness live_;
     detail::Schedule schedule_;
-    std::vector<std::size_t> sizes_;
-    std::vector<ValueId> unknown_;
+    OwnerSizes sizes_;
     detail::SlotPool pool_;
     std::optional<PlanError> error_;
 };

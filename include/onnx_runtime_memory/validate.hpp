@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,87 +16,14 @@
 #include "expected.hpp"
 #include "graph.hpp"
 #include "liveness.hpp"
-#include "plan.hpp"
+#include "detail/lower_bounds.hpp"
+#include "detail/treap.hpp"
+#include "plan_types.hpp"
+#include "sizes.hpp"
 #include "sizing.hpp"
 #include "view_map.hpp"
 
 namespace onnx_runtime_memory {
-
-// A violated correctness invariant.
-struct ValidateError {
-    enum class Kind : std::uint8_t {
-        missing_assignment,    // owner `value` has no slot
-        unknown_slot,          // owner `value` names `slot`, which the plan does not have
-        undersized_slot,       // owner `value` needs `size` bytes; `slot` holds `capacity`
-        slot_conflict,         // owners `value` and `other` are live together and share `slot`
-        view_outlives_source,  // `value` is read at `node`, after its root owner `other` retires
-        plan_error,            // the graph or view map is invalid: see `plan_error`
-        view_outside_source,   // view `value` is produced at `node`, outside its root owner `other`'s interval
-        bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
-        wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
-        wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
-        // Arena plans (validate_arena):
-        misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
-        outside_arena,         // owner `value` ends past the arena
-        offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
-        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
-    };
-
-    Kind kind{};
-    ValueId value = no_value;
-    ValueId other = no_value;
-    SlotId slot{};
-    std::size_t size = 0;
-    std::size_t capacity = 0;
-    NodeIndex node = no_node;
-    PlanError plan_error{};
-
-    friend bool operator==(const ValidateError&, const ValidateError&) = default;
-
-    [[nodiscard]] static ValidateError from(PlanError e) {
-        ValidateError err;
-        err.kind = Kind::plan_error;
-        err.plan_error = e;
-        return err;
-    }
-
-    [[nodiscard]] std::string message() const {
-        const auto v = [](ValueId x) { return "value " + std::to_string(x); };
-        const std::string s = "slot " + std::to_string(slot.value);
-        switch (kind) {
-            case Kind::missing_assignment: return "owner " + v(value) + " has no slot";
-            case Kind::unknown_slot: return "owner " + v(value) + " is assigned " + s + ", which the plan does not have";
-            case Kind::undersized_slot:
-                return "owner " + v(value) + " needs " + std::to_string(size) + " bytes but " + s + " holds " +
-                       std::to_string(capacity);
-            case Kind::slot_conflict:
-                return "owners " + v(value) + " and " + v(other) + " are live at the same time and share " + s;
-            case Kind::view_outlives_source:
-                return v(value) + " is read at node " + std::to_string(node) + ", after its buffer owner " + v(other) +
-                       " is retired";
-            case Kind::plan_error: return plan_error.message();
-            case Kind::view_outside_source:
-                return "view " + v(value) + " is produced at node " + std::to_string(node) +
-                       ", outside the live interval of its buffer owner " + v(other);
-            case Kind::bad_slot_table:
-                return "the plan's slot " + std::to_string(size) + " has id " + std::to_string(slot.value) +
-                       ": slots must be numbered 0, 1, 2, ... in order";
-            case Kind::wrong_peak_bytes:
-                return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
-                       (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
-                                                              : std::to_string(size));
-            case Kind::wrong_naive_bytes:
-                return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
-                       std::to_string(size);
-            case Kind::misaligned_offset: return "owner " + v(value) + " has an offset that is not aligned";
-            case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
-            case Kind::offset_overlap:
-                return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
-            case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
-        }
-        return "unknown validate error";
-    }
-};
 
 // Checks a liveness against the graph: every read of a value (and so of
 // every view in a chain) and every graph output falls inside its root
@@ -153,9 +82,9 @@ namespace detail {
 
 // Steps 1 and 2 of validate: every owner has a known slot big enough, and no
 // two owners of one slot are live together.
-template <class Oracle>
-[[nodiscard]] expected<void, ValidateError> validate_assignments(const Liveness& live, const ActivationPlan& plan,
-                                                                 Oracle& oracle) {
+[[nodiscard]] inline expected<void, ValidateError> validate_assignments(const Liveness& live,
+                                                                       const ActivationPlan& plan,
+                                                                       const OwnerSizes& sizes) {
     using Kind = ValidateError::Kind;
     // The plan's own table and totals are checked, not believed: an executor
     // allocates peak_bytes and indexes slots by id.
@@ -180,8 +109,6 @@ template <class Oracle>
         return unexpected(err);
     }
 
-    std::size_t naive_total = 0;
-    bool all_known = true;
     for (ValueId v : live.owners) {
         ValidateError err;
         err.value = v;
@@ -195,17 +122,15 @@ template <class Oracle>
             err.kind = Kind::unknown_slot;
             return unexpected(err);
         }
-        const std::optional<std::size_t> need = oracle(v);
-        all_known = all_known && need.has_value();
-        if (need) naive_total = detail::saturating_add(naive_total, *need);
-        if (need && *need > slots[slot->value].capacity) {
+        if (sizes.bytes[v] > slots[slot->value].capacity) {  // an unknown size is 0 here: skipped
             err.kind = Kind::undersized_slot;
-            err.size = *need;
+            err.size = sizes.bytes[v];
             err.capacity = slots[slot->value].capacity;
             return unexpected(err);
         }
     }
-    if (all_known && naive_total != plan.naive_bytes) {
+    const std::size_t naive_total = sizes.overflow_at == no_value ? sizes.total : detail::size_max;
+    if (sizes.complete() && naive_total != plan.naive_bytes) {
         ValidateError err;
         err.kind = Kind::wrong_naive_bytes;
         err.size = naive_total;
@@ -262,7 +187,9 @@ template <activation_graph G, size_oracle Oracle>
                                                      Oracle&& oracle, const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(ValidateError::from(live.error()));
-    if (auto ok = detail::validate_assignments(*live, plan, oracle); !ok) return ok;
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);
+    if (auto ok = detail::validate_assignments(*live, plan, sizes); !ok) return ok;
     return validate_liveness(g, views, *live);
 }
 
@@ -272,6 +199,109 @@ template <shaped_graph G>
                                                             const ActivationPlan& plan,
                                                             const PlanOptions& options = {}) {
     return validate(g, views, plan, static_size_oracle(g), options);
+}
+
+// Checks an offset plan against the buffers, believing nothing it says
+// about itself but its offsets and arena_bytes: each buffer (in order) has
+// an offset (MissingAssignment), a multiple of the `alignment` the caller
+// needs (MisalignedOffset), ending inside arena_bytes (OutsideArena); no two
+// buffers live at one time overlap in bytes (OffsetOverlap, the pair by
+// index). `value` and `other` are buffer indices. Malformed records are
+// PlanError::bad_buffer. O(n log n).
+[[nodiscard]] inline expected<void, ValidateError> validate_offsets(std::span<const Buffer> buffers,
+                                                                    const OffsetPlan& plan, std::size_t alignment) {
+    using Kind = ValidateError::Kind;
+    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ValidateError::from(ok.error()));
+    const auto fail = [](Kind kind, std::size_t a, std::size_t b = no_value) {
+        ValidateError err;
+        err.kind = kind;
+        err.value = static_cast<ValueId>(a);
+        err.other = static_cast<ValueId>(b);
+        return unexpected(err);
+    };
+    alignment = std::max<std::size_t>(alignment, 1);
+    const std::size_t n = buffers.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i >= plan.offsets.size() || plan.offsets[i] == no_offset) return fail(Kind::missing_assignment, i);
+        if (plan.offsets[i] % alignment != 0) return fail(Kind::misaligned_offset, i);
+        std::size_t end = 0;
+        if (detail::add_overflows(plan.offsets[i], buffers[i].size, end) || end > plan.arena_bytes)
+            return fail(Kind::outside_arena, i);
+    }
+    // Sweep time with the live buffers ordered by offset: the set stays
+    // disjoint in bytes as long as each newcomer clears its two neighbours.
+    const auto& off = plan.offsets;
+    const auto by_offset = [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; };
+    std::vector<std::uint32_t> by_first(n), by_last(n);
+    std::iota(by_first.begin(), by_first.end(), 0u);
+    std::iota(by_last.begin(), by_last.end(), 0u);
+    std::stable_sort(by_first.begin(), by_first.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].first < buffers[b].first; });
+    std::stable_sort(by_last.begin(), by_last.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].last < buffers[b].last; });
+    detail::TreapIndex active;
+    for (std::size_t next = 0, done = 0; next < n;) {
+        const NodeIndex t = buffers[by_first[next]].first;
+        for (; done < n && buffers[by_last[done]].last < t; ++done)
+            if (buffers[by_last[done]].size != 0) active.erase(by_last[done], by_offset);
+        for (; next < n && buffers[by_first[next]].first == t; ++next) {
+            const std::uint32_t x = by_first[next];
+            if (buffers[x].size == 0) continue;
+            const std::uint32_t before = active.last_below([&](std::uint32_t y) { return by_offset(y, x); });
+            const std::uint32_t after = active.first_not([&](std::uint32_t y) { return by_offset(y, x); });
+            if (before != detail::TreapIndex::nil && off[before] + buffers[before].size > off[x])
+                return fail(Kind::offset_overlap, std::min(before, x), std::max(before, x));
+            if (after != detail::TreapIndex::nil && off[x] + buffers[x].size > off[after])
+                return fail(Kind::offset_overlap, std::min(after, x), std::max(after, x));
+            active.insert(x, by_offset);
+        }
+    }
+    return {};
+}
+
+// Validates an arena plan against the graph, recomputing liveness. The
+// caller states the `alignment` its executor needs (0 counts as 1): the
+// plan's own alignment field is not believed, nor anything else it says
+// about itself. Each owner (owner order) has an offset (MissingAssignment),
+// a multiple of `alignment` (MisalignedOffset), ending inside arena_bytes
+// (OutsideArena); no two owners live together overlap in bytes
+// (OffsetOverlap), checked by validate_offsets on the owners as buffers;
+// each view sits at its root's offset (ViewOffsetMismatch); then
+// validate_liveness. Unknown sizes skip the checks that need them.
+// O(n log n).
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<void, ValidateError> validate_arena(const G& g, const ViewMap& views, const ArenaPlan& plan,
+                                                           Oracle&& oracle, std::size_t alignment,
+                                                           const PlanOptions& options = {}) {
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(ValidateError::from(live.error()));
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
+    std::vector<Buffer> buffers;
+    owner_buffers(*live, sizes.bytes, buffers);
+    OffsetPlan offsets;
+    offsets.arena_bytes = plan.arena_bytes;
+    offsets.offsets.resize(buffers.size());
+    for (std::size_t i = 0; i < buffers.size(); ++i) offsets.offsets[i] = plan.offset_of(live->owners[i]).value_or(no_offset);
+    if (auto ok = validate_offsets(buffers, offsets, alignment); !ok) {
+        ValidateError err = ok.error();  // buffer indices back to owners, the pair in id order
+        const auto owner = [&](ValueId i) { return i < live->owners.size() ? live->owners[i] : i; };
+        const ValueId a = owner(err.value), b = owner(err.other);
+        err.value = err.other == no_value ? a : std::min(a, b);
+        if (err.other != no_value) err.other = std::max(a, b);
+        return unexpected(err);
+    }
+    for (std::size_t v = 0; v < live->value_count(); ++v) {
+        const ValueId r = live->roots[v];
+        if (r != v && live->is_owner(r) && plan.offset_of(static_cast<ValueId>(v)) != plan.offset_of(r)) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::view_offset_mismatch;
+            err.value = static_cast<ValueId>(v);
+            err.other = r;
+            return unexpected(err);
+        }
+    }
+    return validate_liveness(g, views, *live);
 }
 
 }  // namespace onnx_runtime_memory

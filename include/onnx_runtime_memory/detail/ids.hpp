@@ -1,6 +1,7 @@
 // Caller ids of any integral type, converted to dense ValueIds once: in
 // range or an error naming the id exactly as the caller wrote it (negative
-// and wider-than-64-bit ids included, never narrowed first).
+// and wider-than-64-bit ids included, never narrowed first); and a graph's
+// counts, checked against max_graph_ids.
 #pragma once
 
 #include <concepts>
@@ -11,6 +12,7 @@
 #include <type_traits>
 
 #include "../errors.hpp"
+#include "../expected.hpp"
 #include "../graph.hpp"
 
 namespace onnx_runtime_memory::detail {
@@ -64,6 +66,36 @@ template <std::integral I>
 template <std::integral I>
 [[nodiscard]] constexpr PlanError out_of_range(I x, NodeIndex node = no_node) noexcept {
     return id_error(PlanError::Kind::value_out_of_range, x, node);
+}
+
+// Counts of values and nodes, checked against max_graph_ids.
+struct GraphSize {
+    std::size_t values = 0;
+    std::size_t nodes = 0;
+};
+
+// A count of any integral type as a size, or nullopt when it is negative or
+// above max_graph_ids (compared in its own width: nothing is narrowed first).
+template <class I>
+[[nodiscard]] constexpr std::optional<std::size_t> checked_count(I count) noexcept {
+    if constexpr (std::integral<I>) {
+        const auto n = to_value_id(count, max_graph_ids + 1);
+        if (!n) return std::nullopt;
+        return std::size_t{*n};
+    } else {  // convertible to std::size_t only
+        const auto n = static_cast<std::size_t>(count);
+        if (n > max_graph_ids) return std::nullopt;
+        return n;
+    }
+}
+
+template <activation_graph G>
+[[nodiscard]] expected<GraphSize, PlanError> checked_size(const G& g) {
+    using T = graph_traits<G>;
+    const auto values = checked_count(T::value_count(g));
+    const auto nodes = checked_count(T::node_count(g));
+    if (!values || !nodes) return unexpected(make_plan_error(PlanError::Kind::graph_too_large));
+    return GraphSize{*values, *nodes};
 }
 
 }  // namespace onnx_runtime_memory::detail

@@ -1,0 +1,94 @@
+// The sweep strategy: offsets in execution order, best fit. O(n log n).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "buffers.hpp"
+#include "treap.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+// In execution order: allocate each buffer at its def into the best-fitting
+// free gap (smallest, then lowest), else at the top; free it after its last
+// use, merging free neighbours. Free gaps live in two treap indexes (by
+// size, by offset) over a pool of gap ids. O(n log n).
+[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset) {
+    const std::size_t n = b.count();
+    offset.assign(n, 0);
+    std::vector<std::size_t> gap_off, gap_size;
+    std::vector<std::uint32_t> spare;  // gap ids to reuse
+    TreapIndex by_size, by_off;
+    const auto size_less = [&](std::uint32_t x, std::uint32_t y) {
+        return gap_size[x] != gap_size[y] ? gap_size[x] < gap_size[y] : gap_off[x] < gap_off[y];
+    };
+    const auto off_less = [&](std::uint32_t x, std::uint32_t y) { return gap_off[x] < gap_off[y]; };
+    const auto add_gap = [&](std::size_t off, std::size_t size) {
+        std::uint32_t id;
+        if (spare.empty()) {
+            id = static_cast<std::uint32_t>(gap_off.size());
+            gap_off.push_back(off);
+            gap_size.push_back(size);
+        } else {
+            id = spare.back();
+            spare.pop_back();
+            gap_off[id] = off;
+            gap_size[id] = size;
+        }
+        by_size.insert(id, size_less);
+        by_off.insert(id, off_less);
+    };
+    const auto drop_gap = [&](std::uint32_t id) {
+        by_size.erase(id, size_less);
+        by_off.erase(id, off_less);
+        spare.push_back(id);
+    };
+    // Buffers by def (they are in (def, id) order already) and by end.
+    std::vector<std::uint32_t> by_end(n);
+    std::iota(by_end.begin(), by_end.end(), 0u);
+    std::stable_sort(by_end.begin(), by_end.end(), [&](std::uint32_t x, std::uint32_t y) { return b.end[x] < b.end[y]; });
+
+    std::size_t top = 0, arena = 0, next = 0, done = 0;
+    while (next < n || done < n) {
+        const NodeIndex p = next < n ? std::min(b.def[next], b.end[by_end[done]]) : b.end[by_end[done]];
+        for (; next < n && b.def[next] == p; ++next) {
+            const std::size_t need = b.size[next];
+            if (need == 0) continue;  // takes no bytes: offset 0
+            const std::uint32_t g = by_size.first_not([&](std::uint32_t x) { return gap_size[x] < need; });
+            if (g != TreapIndex::nil) {
+                offset[next] = gap_off[g];
+                const std::size_t off = gap_off[g] + need, rest = gap_size[g] - need;
+                drop_gap(g);
+                if (rest > 0) add_gap(off, rest);
+            } else {
+                offset[next] = top;
+                top += need;
+                arena = std::max(arena, top);
+            }
+        }
+        for (; done < n && b.end[by_end[done]] == p; ++done) {
+            const std::uint32_t x = by_end[done];
+            if (b.size[x] == 0) continue;
+            std::size_t off = offset[x], size = b.size[x];
+            const std::uint32_t before = by_off.last_below([&](std::uint32_t y) { return gap_off[y] < off; });
+            if (before != TreapIndex::nil && gap_off[before] + gap_size[before] == off) {
+                off = gap_off[before];
+                size += gap_size[before];
+                drop_gap(before);
+            }
+            const std::uint32_t after = by_off.first_not([&](std::uint32_t y) { return gap_off[y] < off + size; });
+            if (after != TreapIndex::nil && gap_off[after] == off + size) {
+                size += gap_size[after];
+                drop_gap(after);
+            }
+            if (off + size == top) top = off;  // the top of the arena is free again
+            else add_gap(off, size);
+        }
+    }
+    return arena;
+}
+
+}  // namespace onnx_runtime_memory::detail

@@ -1,0 +1,71 @@
+// The graph-free offsets layer: a byte offset for every buffer of a plain
+// list of (size, first, last) records in one arena, the shape TFLite Micro
+// users know. arena.hpp maps a graph onto it.
+//
+// Strategies, best result kept (ties to the earlier one), one detail/ file
+// each:
+//   sweep        in execution order, best fit into the free gaps, growing the
+//                arena at the top when nothing fits; O(n log n)
+//   greedy       buffers in a fixed order (size, lifetime, area, conflicts:
+//                each decreasing), each placed into the best (or first) gap
+//                among the buffers already placed that it overlaps in time;
+//                O(n * k), k the overlapping buffers; only up to
+//                ArenaOptions::greedy_limit owners
+//   skyline      bottom-left packing over time: take the lowest point of the
+//                skyline (the tops of what is placed, per node position) and
+//                place there a buffer that fits the flat stretch around it
+//                (largest by size, area or lifetime), else raise the stretch
+//                to its lower neighbour; O(n * (T + n)), T the positions;
+//                also only up to greedy_limit owners
+//   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
+//                for offsets under a capacity: first the lower bound (a find
+//                there is optimal), then 2%, 4%, 8%, ... above it while below
+//                the best so far, five tie-break orders each, the node budget
+//                doubled every round; a capacity it proves infeasible raises
+//                the bound instead. Up to ArenaOptions::exact_nodes nodes
+//   search       randomised skyline restarts (seeded: deterministic), a
+//                fixed number of them
+// Both searches are opt-in, and both stop early at options.time_limit (then
+// the best so far; the result may then depend on the machine's speed).
+// Both searches are opt-in, and both stop early at options.time_limit (then
+// the best so far; the result may then depend on the machine's speed).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "detail/buffers.hpp"
+#include "detail/checked.hpp"
+#include "detail/lower_bounds.hpp"
+#include "detail/portfolio.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "plan_types.hpp"
+
+namespace onnx_runtime_memory {
+
+// Places every buffer: offsets aligned to options.alignment (0 counts as 1),
+// the best of the strategies above. A malformed record is
+// PlanError::bad_buffer, a total that overflows once rounded up is
+// PlanError::size_overflow; both name the buffer by index. Deterministic
+// unless options.time_limit cuts a search short.
+[[nodiscard]] inline expected<OffsetPlan, PlanError> plan_offsets(std::span<const Buffer> buffers,
+                                                                  const ArenaOptions& options = {}) {
+    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
+    const std::size_t alignment = std::max<std::size_t>(options.alignment, 1);
+    detail::Buffers b;
+    if (auto ok = detail::make_buffers(buffers, alignment, b); !ok) return unexpected(ok.error());
+    OffsetPlan plan;
+    plan.alignment = alignment;
+    plan.lower_bound_bytes = detail::peak_live_bytes(buffers, alignment);
+    detail::Placement placement = detail::place_buffers(b, options, plan.lower_bound_bytes);
+    plan.offsets = std::move(placement.offset);
+    plan.arena_bytes = placement.arena;
+    plan.strategy = placement.strategy;
+    return plan;
+}
+
+}  // namespace onnx_runtime_memory

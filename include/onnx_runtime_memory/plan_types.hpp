@@ -1,0 +1,295 @@
+// The plan types: what an executor passes around, and the errors. Naming
+// them costs no planner body: the planners live in plan.hpp (slots),
+// offsets.hpp (graph-free offsets) and arena.hpp (offsets for a graph).
+#pragma once
+
+#include <chrono>
+#include <compare>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+
+namespace onnx_runtime_memory {
+
+// ---- slot plans (plan.hpp) ----
+
+// Identifier of a reusable slot of an ActivationPlan: 0, 1, 2, ...
+struct SlotId {
+    std::uint32_t value = 0xFFFFFFFFu;
+
+    [[nodiscard]] static constexpr SlotId none() noexcept { return SlotId{}; }
+    [[nodiscard]] constexpr bool is_none() const noexcept { return value == 0xFFFFFFFFu; }
+    friend constexpr auto operator<=>(const SlotId&, const SlotId&) = default;
+};
+
+// One reusable slot: an arena region the executor allocates once and hands,
+// in turn, to every value assigned to it (their lifetimes are disjoint).
+struct SlotInfo {
+    SlotId id;
+    std::size_t capacity = 0;  // bytes
+    friend constexpr bool operator==(const SlotInfo&, const SlotInfo&) = default;
+};
+
+// Which slot backs each value, and how big the whole activation arena is.
+struct ActivationPlan {
+    // assignments[v]: the slot of owner v; SlotId::none() for views,
+    // initializers and values outside the arena. One entry per value id.
+    std::vector<SlotId> assignments;
+    // Every slot, in ascending id (slots[k].id.value == k).
+    std::vector<SlotInfo> slots;
+    // The arena the executor allocates: the sum of slot capacities.
+    std::size_t peak_bytes = 0;
+    // The baseline of one buffer per owner: the sum of owner sizes.
+    std::size_t naive_bytes = 0;
+
+    [[nodiscard]] std::size_t num_slots() const noexcept { return slots.size(); }
+    // 1 - peak / naive: the fraction of the baseline saved (0 when naive is 0).
+    [[nodiscard]] double savings_ratio() const noexcept {
+        return naive_bytes == 0 ? 0.0 : 1.0 - static_cast<double>(peak_bytes) / static_cast<double>(naive_bytes);
+    }
+    [[nodiscard]] std::optional<SlotId> slot_of(ValueId v) const noexcept {
+        if (v >= assignments.size() || assignments[v].is_none()) return std::nullopt;
+        return assignments[v];
+    }
+
+    friend bool operator==(const ActivationPlan&, const ActivationPlan&) = default;
+};
+
+// The outcome of a planning attempt that met no error: a complete plan, or
+// deferred with every owner whose size is not known yet (sorted by id), so
+// the executor can plan again once shapes resolve. PlanStatus for slot
+// plans; the arena planner's ArenaStatus is the same with an ArenaPlan.
+template <class Plan>
+class BasicPlanStatus {
+public:
+    [[nodiscard]] static BasicPlanStatus complete(Plan plan) {
+        BasicPlanStatus s;
+        s.plan_ = std::move(plan);
+        return s;
+    }
+    [[nodiscard]] static BasicPlanStatus deferred(std::vector<ValueId> unknown_sizes) {
+        BasicPlanStatus s;
+        s.deferred_ = true;
+        s.unknown_ = std::move(unknown_sizes);
+        return s;
+    }
+
+    [[nodiscard]] bool is_complete() const noexcept { return !deferred_; }
+    [[nodiscard]] bool is_deferred() const noexcept { return deferred_; }
+
+    // The plan; calling it on a deferred status is a caller bug (aborts).
+    [[nodiscard]] const Plan& plan() const& {
+        if (deferred_) detail::bad_expected_access();
+        return plan_;
+    }
+    [[nodiscard]] Plan&& plan() && {
+        if (deferred_) detail::bad_expected_access();
+        return std::move(plan_);
+    }
+    // Owners whose size is unknown, ascending id (empty when complete).
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return unknown_; }
+
+    friend bool operator==(const BasicPlanStatus&, const BasicPlanStatus&) = default;
+
+private:
+    BasicPlanStatus() = default;
+    Plan plan_;
+    std::vector<ValueId> unknown_;
+    bool deferred_ = false;
+};
+using PlanStatus = BasicPlanStatus<ActivationPlan>;
+
+// How slots are assigned. The seed's algorithm is the contract and the
+// default; the others are opt-in and can give fewer bytes on some graphs.
+enum class SlotStrategy : std::uint8_t {
+    seed,             // in execution order, best fit, slots never grow
+    in_order_growth,  // the same walk, but when no free slot fits, the largest free one grows
+    greedy_by_size,   // largest owners first, each into the smallest slot none of whose owners it
+                      // meets, else a new one (Pisarchyk & Lee 2020); O(n * slots * log n)
+};
+
+// ---- arena plans (arena.hpp) ----
+
+inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
+
+struct ArenaOptions {
+    std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
+    std::size_t greedy_limit = 20000;     // the O(n * k) strategies and the searches run only up to this many owners
+    std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
+    std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
+    // Last, so that 0.1's positional initialisers keep their meaning.
+    std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
+};
+
+enum class ArenaStrategy : std::uint8_t {
+    slots,            // laid out from a slot plan (arena_from_slots)
+    sweep,            // in execution order, best fit, growing at the top
+    size_best_fit,    // decreasing size, best gap
+    size_first_fit,   // decreasing size, lowest gap
+    lifetime_best_fit,
+    lifetime_first_fit,
+    area_best_fit,
+    area_first_fit,
+    conflict_best_fit,
+    conflict_first_fit,
+    skyline_size,     // skyline, largest size first
+    skyline_area,     // skyline, largest size x lifetime first
+    skyline_lifetime, // skyline, longest lifetime first
+    search,           // a randomised skyline restart
+    exact_search,     // the branch and bound under a capacity
+};
+
+[[nodiscard]] constexpr const char* to_string(ArenaStrategy s) noexcept {
+    switch (s) {
+        case ArenaStrategy::slots: return "slots";
+        case ArenaStrategy::sweep: return "sweep";
+        case ArenaStrategy::size_best_fit: return "size_best_fit";
+        case ArenaStrategy::size_first_fit: return "size_first_fit";
+        case ArenaStrategy::lifetime_best_fit: return "lifetime_best_fit";
+        case ArenaStrategy::lifetime_first_fit: return "lifetime_first_fit";
+        case ArenaStrategy::area_best_fit: return "area_best_fit";
+        case ArenaStrategy::area_first_fit: return "area_first_fit";
+        case ArenaStrategy::conflict_best_fit: return "conflict_best_fit";
+        case ArenaStrategy::conflict_first_fit: return "conflict_first_fit";
+        case ArenaStrategy::skyline_size: return "skyline_size";
+        case ArenaStrategy::skyline_area: return "skyline_area";
+        case ArenaStrategy::skyline_lifetime: return "skyline_lifetime";
+        case ArenaStrategy::search: return "search";
+        case ArenaStrategy::exact_search: return "exact_search";
+    }
+    return "unknown";
+}
+
+// Where every value lives in one arena of arena_bytes.
+struct ArenaPlan {
+    // offsets[v]: the owner's offset; a view's is its root owner's;
+    // no_offset for values outside the arena. One entry per value id.
+    std::vector<std::size_t> offsets;
+    // The arena to allocate: the largest offset + size, sizes rounded up to
+    // the alignment (so a multiple of it).
+    std::size_t arena_bytes = 0;
+    std::size_t alignment = 1;
+    ArenaStrategy strategy = ArenaStrategy::sweep;
+
+    [[nodiscard]] std::optional<std::size_t> offset_of(ValueId v) const noexcept {
+        if (v >= offsets.size() || offsets[v] == no_offset) return std::nullopt;
+        return offsets[v];
+    }
+    friend bool operator==(const ArenaPlan&, const ArenaPlan&) = default;
+};
+
+using ArenaStatus = BasicPlanStatus<ArenaPlan>;
+
+// ---- the graph-free offsets layer (offsets.hpp) ----
+
+// One buffer of an offset problem: `size` bytes live from time `first` to
+// time `last`, both inclusive (node positions, or any integer clock below
+// max_graph_ids). Two buffers meet when first_a <= last_b && first_b <= last_a.
+struct Buffer {
+    std::size_t size = 0;
+    NodeIndex first = 0;
+    NodeIndex last = 0;
+    friend constexpr bool operator==(const Buffer&, const Buffer&) = default;
+};
+
+// Where each buffer of an offset problem lives: offsets[i] for buffer i.
+struct OffsetPlan {
+    std::vector<std::size_t> offsets;
+    // The arena to allocate: the largest offset + size, sizes rounded up to
+    // the alignment (so a multiple of it).
+    std::size_t arena_bytes = 0;
+    // The largest total live at one time, sizes rounded up to the alignment:
+    // no placement of these buffers can be smaller.
+    std::size_t lower_bound_bytes = 0;
+    std::size_t alignment = 1;
+    ArenaStrategy strategy = ArenaStrategy::sweep;
+    friend bool operator==(const OffsetPlan&, const OffsetPlan&) = default;
+};
+
+// ---- validation (validate.hpp) ----
+
+// A violated correctness invariant.
+struct ValidateError {
+    enum class Kind : std::uint8_t {
+        missing_assignment,    // owner `value` has no slot
+        unknown_slot,          // owner `value` names `slot`, which the plan does not have
+        undersized_slot,       // owner `value` needs `size` bytes; `slot` holds `capacity`
+        slot_conflict,         // owners `value` and `other` are live together and share `slot`
+        view_outlives_source,  // `value` is read at `node`, after its root owner `other` retires
+        plan_error,            // the graph or view map is invalid: see `plan_error`
+        view_outside_source,   // view `value` is produced at `node`, outside its root owner `other`'s interval
+        bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
+        wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
+        wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
+        // Arena plans (validate_arena):
+        misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
+        outside_arena,         // owner `value` ends past the arena
+        offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
+        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
+    };
+
+    Kind kind{};
+    ValueId value = no_value;
+    ValueId other = no_value;
+    SlotId slot{};
+    std::size_t size = 0;
+    std::size_t capacity = 0;
+    NodeIndex node = no_node;
+    PlanError plan_error{};
+
+    friend bool operator==(const ValidateError&, const ValidateError&) = default;
+
+    [[nodiscard]] static ValidateError from(PlanError e) {
+        ValidateError err;
+        err.kind = Kind::plan_error;
+        err.plan_error = e;
+        return err;
+    }
+
+    [[nodiscard]] std::string message() const {
+        const auto v = [](ValueId x) { return "value " + std::to_string(x); };
+        const std::string s = "slot " + std::to_string(slot.value);
+        switch (kind) {
+            case Kind::missing_assignment: return "owner " + v(value) + " has no slot";
+            case Kind::unknown_slot: return "owner " + v(value) + " is assigned " + s + ", which the plan does not have";
+            case Kind::undersized_slot:
+                return "owner " + v(value) + " needs " + std::to_string(size) + " bytes but " + s + " holds " +
+                       std::to_string(capacity);
+            case Kind::slot_conflict:
+                return "owners " + v(value) + " and " + v(other) + " are live at the same time and share " + s;
+            case Kind::view_outlives_source:
+                return v(value) + " is read at node " + std::to_string(node) + ", after its buffer owner " + v(other) +
+                       " is retired";
+            case Kind::plan_error: return plan_error.message();
+            case Kind::view_outside_source:
+                return "view " + v(value) + " is produced at node " + std::to_string(node) +
+                       ", outside the live interval of its buffer owner " + v(other);
+            case Kind::bad_slot_table:
+                return "the plan's slot " + std::to_string(size) + " has id " + std::to_string(slot.value) +
+                       ": slots must be numbered 0, 1, 2, ... in order";
+            case Kind::wrong_peak_bytes:
+                return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
+                       (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
+                                                              : std::to_string(size));
+            case Kind::wrong_naive_bytes:
+                return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
+                       std::to_string(size);
+            case Kind::misaligned_offset: return "owner " + v(value) + " has an offset that is not aligned";
+            case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
+            case Kind::offset_overlap:
+                return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
+            case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
+        }
+        return "unknown validate error";
+    }
+};
+
+}  // namespace onnx_runtime_memory

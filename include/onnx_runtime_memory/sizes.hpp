@@ -1,0 +1,72 @@
+// The sizes stage: each owner's byte size, asked of the oracle once, in
+// owner order, with the overflow policy in one place. Taken by the slot
+// planner, the arena planner, the lower bounds and validate.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "detail/checked.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "liveness.hpp"
+#include "plan_types.hpp"
+#include "sizing.hpp"
+
+namespace onnx_runtime_memory {
+
+// The owners' sizes for one run.
+struct OwnerSizes {
+    std::vector<std::size_t> bytes;  // by value id: an owner's size (0 when unknown); non-owners untouched
+    std::vector<ValueId> unknown;    // owners the oracle did not know, ascending id
+    std::size_t total = 0;           // the known sizes' sum; meaningful unless overflow_at is set
+    ValueId overflow_at = no_value;  // the owner (in owner order) whose size made the sum overflow
+
+    [[nodiscard]] bool complete() const noexcept { return unknown.empty(); }
+    [[nodiscard]] bool known(ValueId v) const { return !std::binary_search(unknown.begin(), unknown.end(), v); }
+    // The one-buffer-per-owner total the planners report, or the error they
+    // give: with some size unknown there is no total (deferred wins), with
+    // every size known an overflowing total is PlanError::size_overflow.
+    [[nodiscard]] expected<std::size_t, PlanError> naive_bytes() const {
+        if (complete() && overflow_at != no_value)
+            return unexpected(make_plan_error(PlanError::Kind::size_overflow, overflow_at));
+        return total;
+    }
+};
+
+// Fills `sizes` for this liveness, reusing its memory: the oracle is asked
+// exactly once per owner, in owner order, never for a view. O(owners), plus
+// O(u log u) for u unknown sizes.
+template <size_oracle Oracle>
+void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
+    sizes.bytes.resize(live.value_count());
+    sizes.unknown.clear();
+    sizes.total = 0;
+    sizes.overflow_at = no_value;
+    for (ValueId v : live.owners) {
+        const std::optional<std::size_t> bytes = oracle(v);
+        if (!bytes) {
+            sizes.bytes[v] = 0;
+            sizes.unknown.push_back(v);
+            continue;
+        }
+        sizes.bytes[v] = *bytes;
+        if (sizes.overflow_at == no_value && detail::add_overflows(sizes.total, *bytes, sizes.total)) sizes.overflow_at = v;
+    }
+    std::sort(sizes.unknown.begin(), sizes.unknown.end());
+}
+
+// The owners as buffer records, in owner order: the graph's problem handed
+// to the graph-free offsets layer (and its lower bounds).
+inline void owner_buffers(const Liveness& live, const std::vector<std::size_t>& bytes, std::vector<Buffer>& out) {
+    out.resize(live.owners.size());
+    for (std::size_t i = 0; i < live.owners.size(); ++i) {
+        const ValueId v = live.owners[i];
+        out[i] = Buffer{bytes[v], live.intervals[v].def, live.intervals[v].use_end};
+    }
+}
+
+}  // namespace onnx_runtime_memory

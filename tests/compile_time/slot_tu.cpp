@@ -1,0 +1,23 @@
+#include <onnx_runtime_memory/plan.hpp>
+#include <onnx_runtime_memory/validate.hpp>
+#include <cstdio>
+#include <vector>
+struct G {
+    std::vector<std::vector<unsigned>> in, out;
+    std::vector<unsigned> inputs, outputs;
+    std::size_t value_count() const { return 4; }
+    std::size_t node_count() const { return in.size(); }
+    const std::vector<unsigned>& node_inputs(std::size_t n) const { return in[n]; }
+    const std::vector<unsigned>& node_outputs(std::size_t n) const { return out[n]; }
+    const std::vector<unsigned>& graph_inputs() const { return inputs; }
+    const std::vector<unsigned>& graph_outputs() const { return outputs; }
+    bool is_initializer(unsigned) const { return false; }
+};
+int main() {
+    namespace orm = onnx_runtime_memory;
+    G g{{{0}, {1}, {2}}, {{1}, {2}, {3}}, {0}, {3}};
+    const auto oracle = [](orm::ValueId v) { return std::optional<std::size_t>(16 * (v + 1)); };
+    auto s = orm::plan_activations(g, {}, oracle);
+    if (!s || !orm::validate(g, {}, s->plan(), oracle)) return 1;
+    std::printf("%zu\n", s->plan().peak_bytes);
+}
