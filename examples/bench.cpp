@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
                     static_cast<double>(heap_allocations - allocations_before) / 5.0);
     }
 
-    std::printf("\narena planning at scale: sweep only (greedy_limit 0) and the default strategies, alignment 64\n");
+    std::printf("\narena planning at scale: sweep only (quadratic_limit 0) and the default strategies, alignment 64\n");
     std::printf("%10s %10s %12s %12s %16s %16s %8s\n", "nodes", "owners", "sweep ms", "default ms", "arena bytes",
                 "lower bound", "ratio");
     for (std::size_t nodes : {std::size_t{5000}, std::size_t{100000}, max_nodes}) {
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
         const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v]); };
         auto live = orm::compute_liveness(s.graph, s.views);
         orm::ArenaOptions sweep_only;
-        sweep_only.greedy_limit = 0;
+        sweep_only.quadratic_limit = 0;
         std::size_t arena = 0;
         const double sweep = best_of(5, [&] { arena = orm::plan_arena(*live, oracle, sweep_only)->plan().arena_bytes; });
         const double full = best_of(3, [&] { arena = orm::plan_arena(*live, oracle)->plan().arena_bytes; });
@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
     std::string slot_rows;
     const auto fmt_row = [](const std::string& name, const orm::Liveness& live, auto oracle, std::size_t bound) {
         std::size_t peak[3];
-        const orm::SlotStrategy strategies[] = {orm::SlotStrategy::seed, orm::SlotStrategy::in_order_growth,
+        const orm::SlotStrategy strategies[] = {orm::SlotStrategy::best_fit, orm::SlotStrategy::in_order_growth,
                                                 orm::SlotStrategy::greedy_by_size};
         for (int k = 0; k < 3; ++k) peak[k] = orm::plan_activations(live, oracle, strategies[k])->plan().peak_bytes;
         char line[256];

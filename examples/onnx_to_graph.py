@@ -42,7 +42,7 @@ DTYPES = {
 }
 # Newer element types, by number, where this onnx version does not name them.
 DTYPES.update({17: "float8e4m3fn", 18: "float8e4m3fnuz", 19: "float8e5m2", 20: "float8e5m2fnuz",
-               21: "uint4", 22: "int4", 23: "float4e2m1", 25: "uint2", 26: "int2"})
+               21: "uint4", 22: "int4", 23: "float4e2m1", 24: "float8e8m0", 25: "uint2", 26: "int2"})
 SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -32,7 +32,7 @@ namespace detail {
 
 inline constexpr std::string_view header = "# onnx-runtime-memory graph text v1";
 
-inline constexpr std::array<std::pair<std::string_view, ElementType>, 25> dtypes{{
+inline constexpr std::array<std::pair<std::string_view, ElementType>, 26> dtypes{{
     {"float", ElementType::float32},        {"float16", ElementType::float16},
     {"bfloat16", ElementType::bfloat16},    {"double", ElementType::float64},
     {"int8", ElementType::int8},            {"uint8", ElementType::uint8},
@@ -43,6 +43,7 @@ inline constexpr std::array<std::pair<std::string_view, ElementType>, 25> dtypes
     {"complex64", ElementType::complex64},  {"complex128", ElementType::complex128},
     {"float8e4m3fn", ElementType::float8e4m3fn}, {"float8e4m3fnuz", ElementType::float8e4m3fnuz},
     {"float8e5m2", ElementType::float8e5m2},     {"float8e5m2fnuz", ElementType::float8e5m2fnuz},
+    {"float8e8m0", ElementType::float8e8m0},
     {"int4", ElementType::int4},            {"uint4", ElementType::uint4},
     {"float4e2m1", ElementType::float4e2m1}, {"int2", ElementType::int2},
     {"uint2", ElementType::uint2},

@@ -111,7 +111,7 @@ template <size_oracle Oracle>
 }
 
 // Computes the liveness, then plans the arena. O(n log n) for the sweep, plus
-// O(n * k) for the greedy orders up to options.greedy_limit owners, plus the
+// O(n * k) for the greedy orders up to options.quadratic_limit owners, plus the
 // search iterations asked for.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena(const G& g, const ViewMap& views, Oracle&& oracle,

@@ -1,30 +1,43 @@
 // A minimal stand-in for C++23 std::expected, so that results are values and
 // nothing throws. Names mirror std::expected (has_value, value, error,
-// value_or, unexpected) so that switching to the standard type is mechanical.
+// value_or, unexpected), and so do the constructors' constraints: a value
+// converts implicitly only where T converts implicitly (an
+// expected<std::vector<int>, E> is not made from 5), so that switching to
+// the standard type is mechanical. Storage is a union, not std::variant:
+// lighter to compile.
 #pragma once
 
 #include <cstdlib>
+#include <new>
 #include <type_traits>
 #include <utility>
-#include <variant>
 
 namespace onnx_runtime_memory {
 
 template <class E>
 class unexpected {
 public:
-    constexpr explicit unexpected(E e) : error_(std::move(e)) {}
+    template <class G = E>
+        requires std::is_constructible_v<E, G&&> && (!std::is_same_v<std::remove_cvref_t<G>, unexpected>)
+    constexpr explicit unexpected(G&& e) : error_(std::forward<G>(e)) {}
     [[nodiscard]] constexpr const E& error() const& noexcept { return error_; }
     [[nodiscard]] constexpr E&& error() && noexcept { return std::move(error_); }
 
 private:
     E error_;
 };
+template <class E>
+unexpected(E) -> unexpected<E>;
 
 namespace detail {
 // Accessing the wrong alternative is a caller bug, not bad input: stop at
 // once instead of reading garbage (works with exceptions disabled).
 [[noreturn]] inline void bad_expected_access() noexcept { std::abort(); }
+
+template <class T>
+inline constexpr bool is_unexpected = false;
+template <class E>
+inline constexpr bool is_unexpected<unexpected<E>> = true;
 }  // namespace detail
 
 template <class T, class E>
@@ -34,47 +47,92 @@ public:
     using error_type = E;
 
     template <class U = T>
-        requires std::is_constructible_v<T, U&&>
-    constexpr expected(U&& v) : storage_(std::in_place_index<0>, std::forward<U>(v)) {}
+        requires(!std::is_same_v<std::remove_cvref_t<U>, expected> && !detail::is_unexpected<std::remove_cvref_t<U>> &&
+                 !std::is_same_v<std::remove_cvref_t<U>, std::in_place_t> && std::is_constructible_v<T, U &&>)
+    constexpr explicit(!std::is_convertible_v<U&&, T>) expected(U&& v) : value_(std::forward<U>(v)), has_value_(true) {}
     template <class G>
-    constexpr expected(unexpected<G> u)
-        : storage_(std::in_place_index<1>, std::move(u).error()) {}
+        requires std::is_constructible_v<E, const G&>
+    constexpr explicit(!std::is_convertible_v<const G&, E>) expected(const unexpected<G>& u)
+        : error_(u.error()), has_value_(false) {}
+    template <class G>
+        requires std::is_constructible_v<E, G &&>
+    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G>&& u)
+        : error_(std::move(u).error()), has_value_(false) {}
 
-    [[nodiscard]] constexpr bool has_value() const noexcept { return storage_.index() == 0; }
-    constexpr explicit operator bool() const noexcept { return has_value(); }
+    expected(const expected& other) : has_value_(other.has_value_) { construct_from(other); }
+    expected(expected&& other) noexcept(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_constructible_v<E>)
+        : has_value_(other.has_value_) {
+        construct_from(std::move(other));
+    }
+    expected& operator=(const expected& other) {
+        if (this != &other) {
+            destroy();
+            has_value_ = other.has_value_;
+            construct_from(other);
+        }
+        return *this;
+    }
+    expected& operator=(expected&& other) noexcept(std::is_nothrow_move_constructible_v<T> &&
+                                                   std::is_nothrow_move_constructible_v<E>) {
+        if (this != &other) {
+            destroy();
+            has_value_ = other.has_value_;
+            construct_from(std::move(other));
+        }
+        return *this;
+    }
+    ~expected() { destroy(); }
+
+    [[nodiscard]] constexpr bool has_value() const noexcept { return has_value_; }
+    constexpr explicit operator bool() const noexcept { return has_value_; }
 
     [[nodiscard]] constexpr const T& value() const& {
-        if (!has_value()) detail::bad_expected_access();
-        return *std::get_if<0>(&storage_);
+        if (!has_value_) detail::bad_expected_access();
+        return value_;
     }
     [[nodiscard]] constexpr T& value() & {
-        if (!has_value()) detail::bad_expected_access();
-        return *std::get_if<0>(&storage_);
+        if (!has_value_) detail::bad_expected_access();
+        return value_;
     }
     [[nodiscard]] constexpr T&& value() && {
-        if (!has_value()) detail::bad_expected_access();
-        return std::move(*std::get_if<0>(&storage_));
+        if (!has_value_) detail::bad_expected_access();
+        return std::move(value_);
     }
     [[nodiscard]] constexpr const E& error() const& {
-        if (has_value()) detail::bad_expected_access();
-        return *std::get_if<1>(&storage_);
+        if (has_value_) detail::bad_expected_access();
+        return error_;
     }
     [[nodiscard]] constexpr E&& error() && {
-        if (has_value()) detail::bad_expected_access();
-        return std::move(*std::get_if<1>(&storage_));
+        if (has_value_) detail::bad_expected_access();
+        return std::move(error_);
     }
     template <class U>
     [[nodiscard]] constexpr T value_or(U&& fallback) const& {
-        return has_value() ? value() : static_cast<T>(std::forward<U>(fallback));
+        return has_value_ ? value_ : static_cast<T>(std::forward<U>(fallback));
     }
 
     constexpr const T& operator*() const& { return value(); }
     constexpr T& operator*() & { return value(); }
+    constexpr T&& operator*() && { return std::move(*this).value(); }
     constexpr const T* operator->() const { return &value(); }
     constexpr T* operator->() { return &value(); }
 
 private:
-    std::variant<T, E> storage_;
+    template <class Other>
+    void construct_from(Other&& other) {
+        if (has_value_) ::new (static_cast<void*>(&value_)) T(std::forward<Other>(other).value_);
+        else ::new (static_cast<void*>(&error_)) E(std::forward<Other>(other).error_);
+    }
+    void destroy() noexcept {
+        if (has_value_) value_.~T();
+        else error_.~E();
+    }
+
+    union {
+        T value_;
+        E error_;
+    };
+    bool has_value_;
 };
 
 // expected<void, E>: success carries nothing.
@@ -86,7 +144,13 @@ public:
 
     constexpr expected() noexcept = default;
     template <class G>
-    constexpr expected(unexpected<G> u) : error_(std::move(u).error()), failed_(true) {}
+        requires std::is_constructible_v<E, const G&>
+    constexpr explicit(!std::is_convertible_v<const G&, E>) expected(const unexpected<G>& u)
+        : error_(u.error()), failed_(true) {}
+    template <class G>
+        requires std::is_constructible_v<E, G &&>
+    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G>&& u)
+        : error_(std::move(u).error()), failed_(true) {}
 
     [[nodiscard]] constexpr bool has_value() const noexcept { return !failed_; }
     constexpr explicit operator bool() const noexcept { return has_value(); }

@@ -134,6 +134,7 @@ enum class ElementType : std::int32_t {
     uint4 = 21,
     int4 = 22,
     float4e2m1 = 23,
+    float8e8m0 = 24,
     uint2 = 25,
     int2 = 26,
 };
@@ -154,7 +155,8 @@ enum class ElementType : std::int32_t {
         case ElementType::float8e4m3fn:
         case ElementType::float8e4m3fnuz:
         case ElementType::float8e5m2:
-        case ElementType::float8e5m2fnuz: return 8;
+        case ElementType::float8e5m2fnuz:
+        case ElementType::float8e8m0: return 8;
         case ElementType::uint16:
         case ElementType::int16:
         case ElementType::float16:

@@ -10,13 +10,13 @@
 //                each decreasing), each placed into the best (or first) gap
 //                among the buffers already placed that it overlaps in time;
 //                O(n * k), k the overlapping buffers; only up to
-//                ArenaOptions::greedy_limit owners
+//                ArenaOptions::quadratic_limit owners
 //   skyline      bottom-left packing over time: take the lowest point of the
 //                skyline (the tops of what is placed, per node position) and
 //                place there a buffer that fits the flat stretch around it
 //                (largest by size, area or lifetime), else raise the stretch
 //                to its lower neighbour; O(n * (T + n)), T the positions;
-//                also only up to greedy_limit owners
+//                also only up to quadratic_limit owners
 //   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
 //                for offsets under a capacity: first the lower bound (a find
 //                there is optimal), then 2%, 4%, 8%, ... above it while below

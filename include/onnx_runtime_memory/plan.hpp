@@ -151,7 +151,7 @@ template <class Oracle>
 // ActivationPlanner keeps its working memory between plans.)
 template <size_oracle Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
-                                                               SlotStrategy strategy = SlotStrategy::seed) {
+                                                               SlotStrategy strategy = SlotStrategy::best_fit) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
     return detail::plan_slots(live, oracle, strategy);
 }
@@ -162,7 +162,7 @@ template <activation_graph G, size_oracle Oracle>
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return detail::plan_slots(*live, oracle, SlotStrategy::seed);
+    return detail::plan_slots(*live, oracle, SlotStrategy::best_fit);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).

@@ -107,10 +107,12 @@ private:
 };
 using PlanStatus = BasicPlanStatus<ActivationPlan>;
 
-// How slots are assigned. The seed's algorithm is the contract and the
-// default; the others are opt-in and can give fewer bytes on some graphs.
+// How slots are assigned. Best fit in execution order is the original
+// crate's algorithm, the contract and the default; the others are opt-in
+// and can give fewer bytes on some graphs.
 enum class SlotStrategy : std::uint8_t {
-    seed,             // in execution order, best fit, slots never grow
+    best_fit,         // in execution order, best fit, slots never grow
+    seed [[deprecated("renamed SlotStrategy::best_fit")]] = best_fit,
     in_order_growth,  // the same walk, but when no free slot fits, the largest free one grows
     greedy_by_size,   // largest owners first, each into the smallest slot none of whose owners it
                       // meets, else a new one (Pisarchyk & Lee 2020); O(n * slots * log n)
@@ -122,7 +124,8 @@ inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max()
 
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
-    std::size_t greedy_limit = 20000;     // the O(n * k) strategies and the searches run only up to this many owners
+    std::size_t quadratic_limit = 20000;  // the strategies beyond the sweep (quadratic in practice) and the
+                                          // searches run only up to this many owners
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
     // Last, so that 0.1's positional initialisers keep their meaning.
@@ -143,7 +146,8 @@ enum class ArenaStrategy : std::uint8_t {
     skyline_size,     // skyline, largest size first
     skyline_area,     // skyline, largest size x lifetime first
     skyline_lifetime, // skyline, longest lifetime first
-    search,           // a randomised skyline restart
+    randomized_skyline,  // a randomised skyline restart (ArenaOptions::search_iterations)
+    search [[deprecated("renamed ArenaStrategy::randomized_skyline")]] = randomized_skyline,
     exact_search,     // the branch and bound under a capacity
 };
 
@@ -162,7 +166,7 @@ enum class ArenaStrategy : std::uint8_t {
         case ArenaStrategy::skyline_size: return "skyline_size";
         case ArenaStrategy::skyline_area: return "skyline_area";
         case ArenaStrategy::skyline_lifetime: return "skyline_lifetime";
-        case ArenaStrategy::search: return "search";
+        case ArenaStrategy::randomized_skyline: return "randomized_skyline";
         case ArenaStrategy::exact_search: return "exact_search";
     }
     return "unknown";

@@ -1,8 +1,15 @@
-#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+// Plans slots and an arena (every strategy) for a small IR of its own and
+// validates both: what an executor's planning file includes.
+#include <onnx_runtime_memory/arena.hpp>
+#include <onnx_runtime_memory/plan.hpp>
 #include <onnx_runtime_memory/validate.hpp>
+
 #include <cstdio>
+#include <optional>
 #include <vector>
-struct G {
+
+namespace {
+struct Graph {
     std::vector<std::vector<unsigned>> in, out;
     std::vector<unsigned> inputs, outputs;
     std::size_t value_count() const { return 4; }
@@ -13,13 +20,18 @@ struct G {
     const std::vector<unsigned>& graph_outputs() const { return outputs; }
     bool is_initializer(unsigned) const { return false; }
 };
+}  // namespace
+
 int main() {
     namespace orm = onnx_runtime_memory;
-    G g{{{0}, {1}, {2}}, {{1}, {2}, {3}}, {0}, {3}};
+    const Graph g{{{0}, {1}, {2}}, {{1}, {2}, {3}}, {0}, {3}};
     const auto oracle = [](orm::ValueId v) { return std::optional<std::size_t>(16 * (v + 1)); };
-    auto s = orm::plan_activations(g, {}, oracle);
-    if (!s || !orm::validate(g, {}, s->plan(), oracle)) return 1;
-    auto a = orm::plan_arena(g, {}, oracle);
-    if (!a || !orm::validate_arena(g, {}, a->plan(), oracle, 64)) return 1;
-    std::printf("%zu %zu\n", s->plan().peak_bytes, a->plan().arena_bytes);
+    auto slots = orm::plan_activations(g, {}, oracle);
+    if (!slots || !slots->is_complete() || !orm::validate(g, {}, slots->plan(), oracle)) return 1;
+    orm::ArenaOptions options;
+    options.exact_nodes = 1000;        // every strategy, the searches included
+    options.search_iterations = 8;
+    auto arena = orm::plan_arena(g, {}, oracle, {}, options);
+    if (!arena || !arena->is_complete() || !orm::validate_arena(g, {}, arena->plan(), oracle, options.alignment)) return 1;
+    std::printf("%zu %zu\n", slots->plan().peak_bytes, arena->plan().arena_bytes);
 }

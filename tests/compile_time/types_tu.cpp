@@ -1,6 +1,5 @@
 // Passes plans around without planning: names the plan types only.
-#include <onnx_runtime_memory/plan.hpp>
-#include <onnx_runtime_memory/arena.hpp>
+#include <onnx_runtime_memory/plan_types.hpp>
 
 #include <cstddef>
 

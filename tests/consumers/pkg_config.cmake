@@ -21,6 +21,9 @@ if(NOT include_dir STREQUAL expected)
 endif()
 execute_process(COMMAND pkg-config --cflags onnx_runtime_memory OUTPUT_VARIABLE cflags OUTPUT_STRIP_TRAILING_WHITESPACE)
 separate_arguments(cflags UNIX_COMMAND "${cflags}")
+if(cflags MATCHES "-std=")
+  message(FATAL_ERROR "pkg-config --cflags forces a language level on consumers: ${cflags}")
+endif()
 include("${CMAKE_CURRENT_LIST_DIR}/consumer_program.cmake")
-compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with pkg-config ${version}'s flags" ${cflags} -Wall
+compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with pkg-config ${version}'s flags" -std=c++20 ${cflags} -Wall
                          -Wextra -Wpedantic -Werror)

@@ -11,7 +11,7 @@
 #include "../plan_types.hpp"
 #include "buffers.hpp"
 #include "greedy.hpp"
-#include "offset_search.hpp"
+#include "exact_search.hpp"
 #include "skyline.hpp"
 #include "sweep.hpp"
 
@@ -38,7 +38,7 @@ struct Placement {
     Placement best;
     best.arena = sweep(b, best.offset);
     best.strategy = ArenaStrategy::sweep;
-    if (best.arena <= lower_bound || b.count() > options.greedy_limit) return best;
+    if (best.arena <= lower_bound || b.count() > options.quadratic_limit) return best;
 
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::size_t> offset;  // each strategy's placement; kept when it beats the best
@@ -81,7 +81,7 @@ struct Placement {
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
         if ((it & 7u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
-        consider(skyline(b, skylines[it % 3].first, &rng, sky, offset), ArenaStrategy::search);
+        consider(skyline(b, skylines[it % 3].first, &rng, sky, offset), ArenaStrategy::randomized_skyline);
     }
     return best;
 }
