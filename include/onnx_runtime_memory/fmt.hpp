@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include "bounds.hpp"
 #include "liveness.hpp"
-#include "plan.hpp"
-#include "validate.hpp"
+#include "plan_types.hpp"
 
 namespace onnx_runtime_memory::detail {
 // Accepts only "{}": these types have one textual form.
@@ -48,23 +48,71 @@ struct fmt::formatter<onnx_runtime_memory::Interval> : onnx_runtime_memory::deta
     }
 };
 
-// "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)"
+// "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)"; "in 1 slot"
 template <>
 struct fmt::formatter<onnx_runtime_memory::ActivationPlan> : onnx_runtime_memory::detail::plain_format_spec {
     template <class Context>
     auto format(const onnx_runtime_memory::ActivationPlan& p, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "peak {} bytes in {} slots (one buffer each: {} bytes, {:.1f}% saved)",
-                              p.peak_bytes, p.num_slots(), p.naive_bytes, 100.0 * p.savings_ratio());
+        return fmt::format_to(ctx.out(), "peak {} bytes in {} slot{} (one buffer each: {} bytes, {:.1f}% saved)",
+                              p.peak_bytes, p.num_slots(), p.num_slots() == 1 ? "" : "s", p.naive_bytes,
+                              100.0 * p.savings_ratio());
     }
 };
 
-// "complete: <plan>" or "deferred: 3 owners of unknown size"
+// "sweep", "exact_search", ...
 template <>
-struct fmt::formatter<onnx_runtime_memory::PlanStatus> : onnx_runtime_memory::detail::plain_format_spec {
+struct fmt::formatter<onnx_runtime_memory::ArenaStrategy> : onnx_runtime_memory::detail::plain_format_spec {
     template <class Context>
-    auto format(const onnx_runtime_memory::PlanStatus& s, Context& ctx) const -> decltype(ctx.out()) {
+    auto format(onnx_runtime_memory::ArenaStrategy s, Context& ctx) const -> decltype(ctx.out()) {
+        return fmt::format_to(ctx.out(), "{}", onnx_runtime_memory::to_string(s));
+    }
+};
+
+// "arena 9633792 bytes, aligned to 64, by sweep"
+template <>
+struct fmt::formatter<onnx_runtime_memory::ArenaPlan> : onnx_runtime_memory::detail::plain_format_spec {
+    template <class Context>
+    auto format(const onnx_runtime_memory::ArenaPlan& p, Context& ctx) const -> decltype(ctx.out()) {
+        return fmt::format_to(ctx.out(), "arena {} bytes, aligned to {}, by {}", p.arena_bytes, p.alignment, p.strategy);
+    }
+};
+
+// "arena 4096 bytes (lower bound 4096), aligned to 64, by sweep"
+template <>
+struct fmt::formatter<onnx_runtime_memory::OffsetPlan> : onnx_runtime_memory::detail::plain_format_spec {
+    template <class Context>
+    auto format(const onnx_runtime_memory::OffsetPlan& p, Context& ctx) const -> decltype(ctx.out()) {
+        return fmt::format_to(ctx.out(), "arena {} bytes (lower bound {}), aligned to {}, by {}", p.arena_bytes,
+                              p.lower_bound_bytes, p.alignment, p.strategy);
+    }
+};
+
+// "1024 bytes live [2, 7]"
+template <>
+struct fmt::formatter<onnx_runtime_memory::Buffer> : onnx_runtime_memory::detail::plain_format_spec {
+    template <class Context>
+    auto format(const onnx_runtime_memory::Buffer& b, Context& ctx) const -> decltype(ctx.out()) {
+        return fmt::format_to(ctx.out(), "{} bytes live [{}, {}]", b.size, b.first, b.last);
+    }
+};
+
+// "offsets >= 4096 bytes, slots >= 5120 bytes"
+template <>
+struct fmt::formatter<onnx_runtime_memory::LowerBounds> : onnx_runtime_memory::detail::plain_format_spec {
+    template <class Context>
+    auto format(const onnx_runtime_memory::LowerBounds& b, Context& ctx) const -> decltype(ctx.out()) {
+        return fmt::format_to(ctx.out(), "offsets >= {} bytes, slots >= {} bytes", b.offset_bytes, b.slot_bytes);
+    }
+};
+
+// "complete: <plan>" or "deferred: 3 owners of unknown size", for slot and arena plans
+template <class Plan>
+struct fmt::formatter<onnx_runtime_memory::BasicPlanStatus<Plan>> : onnx_runtime_memory::detail::plain_format_spec {
+    template <class Context>
+    auto format(const onnx_runtime_memory::BasicPlanStatus<Plan>& s, Context& ctx) const -> decltype(ctx.out()) {
         if (s.is_complete()) return fmt::format_to(ctx.out(), "complete: {}", s.plan());
-        return fmt::format_to(ctx.out(), "deferred: {} owners of unknown size", s.unknown_sizes().size());
+        return fmt::format_to(ctx.out(), "deferred: {} owner{} of unknown size", s.unknown_sizes().size(),
+                              s.unknown_sizes().size() == 1 ? "" : "s");
     }
 };
 

@@ -27,12 +27,25 @@ int main() {
     auto status = orm::plan_activations(Chain{}, {}, oracle);
     if (!status) return 1;
     const auto& plan = status->plan();
+    auto arena = orm::plan_arena(Chain{}, {}, oracle);
+    if (!arena) return 1;
+    const orm::Buffer buffers[] = {{16, 0, 1}, {16, 1, 2}, {16, 2, 2}};
+    auto offsets = orm::plan_offsets(buffers);
+    auto bounds = orm::lower_bounds(buffers, 64);
+    if (!offsets || !bounds) return 1;
+    orm::ActivationPlan one;
+    one.slots.push_back(orm::SlotInfo{orm::SlotId{0}, 8});
+    one.peak_bytes = one.naive_bytes = 8;
     const std::string expected[] = {
         "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)",
         "[slot 0: 16 bytes, slot 1: 16 bytes]",
         "complete: peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)",
         "slot 1 / no slot / [0, 1]",
         "node 0 reads value 3 before any node produces it",
+        "complete: arena 128 bytes, aligned to 64, by sweep",
+        "arena 128 bytes (lower bound 128), aligned to 64, by sweep / 16 bytes live [0, 1]",
+        "offsets >= 128 bytes, slots >= 32 bytes",
+        "peak 8 bytes in 1 slot (one buffer each: 8 bytes, 0.0% saved)",
     };
     const std::string got[] = {
         fmt::format("{}", plan),
@@ -40,6 +53,10 @@ int main() {
         fmt::format("{}", *status),
         fmt::format("{} / {} / {}", orm::SlotId{1}, orm::SlotId::none(), orm::Interval{0, 1}),
         fmt::format("{}", orm::PlanError{orm::PlanError::Kind::used_before_produced, 3, 0}),
+        fmt::format("{}", *arena),
+        fmt::format("{} / {}", *offsets, buffers[0]),
+        fmt::format("{}", *bounds),
+        fmt::format("{}", one),
     };
     int failures = 0;
     for (std::size_t k = 0; k < std::size(got); ++k) {
