@@ -144,8 +144,8 @@ double best_of(int reps, F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string corpus = "../shared/corpus";
-    std::string minimalloc = "../shared/benchmarks/minimalloc";
+    std::string corpus = ORM_DATA_DIR "/corpus";  // ONNX_RUNTIME_MEMORY_DATA_DIR at configure time
+    std::string minimalloc = ORM_DATA_DIR "/benchmarks/minimalloc";
     std::size_t max_nodes = 1000000;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];

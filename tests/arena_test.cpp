@@ -31,8 +31,6 @@ orm::ArenaPlan arena_ok(const ir::Graph& g, const orm::ViewMap& views, const orm
 }
 
 // A MiniMalloc challenging instance, by letter, as a graph.
-std::string minimalloc_dir() { return std::string(ORM_CORPUS_DIR) + "/../benchmarks/minimalloc/"; }
-auto read_instance(const std::string& name) { return ir::read_minimalloc_csv(minimalloc_dir() + name + ".1048576.csv"); }
 
 }  // namespace
 
@@ -182,6 +180,13 @@ TEST_CASE("ActivationPlanner: re-planning with new sizes matches planning afresh
     REQUIRE_FALSE(bad.has_value());
 }
 
+// ---- the real models and the MiniMalloc instances (ONNX_RUNTIME_MEMORY_DATA_DIR) ----
+#if ORM_HAVE_DATA
+namespace {
+std::string minimalloc_dir() { return std::string(ORM_DATA_DIR) + "/benchmarks/minimalloc/"; }
+auto read_instance(const std::string& name) { return ir::read_minimalloc_csv(minimalloc_dir() + name + ".1048576.csv"); }
+}  // namespace
+
 TEST_CASE("arena: every corpus graph reaches its lower bound, at alignment 1 and 64") {
     const std::pair<const char*, std::size_t> models[] = {
         {"resnet50", 9633792},     {"mobilenet_v2", 9633792},      {"densenet121", 8429568},
@@ -189,7 +194,7 @@ TEST_CASE("arena: every corpus graph reaches its lower bound, at alignment 1 and
     };
     for (const auto& [name, bound] : models) {
         INFO(name);
-        auto g = ir::read_graph_file(std::string(ORM_CORPUS_DIR) + "/" + name + ".graph");
+        auto g = ir::read_graph_file(std::string(ORM_DATA_DIR) + "/corpus/" + name + ".graph");
         REQUIRE(g.has_value());
         const orm::ViewMap views = ir::views_from_ops(*g);
         auto live = orm::compute_liveness(*g, views);
@@ -285,3 +290,27 @@ TEST_CASE("MiniMalloc CSV: buffers become a graph with the same overlaps") {
     auto missing = ir::read_minimalloc_csv(dir + "nope.csv");
     REQUIRE_FALSE(missing.has_value());
 }
+
+TEST_CASE("MiniMalloc CSV: the graph-free layer places the buffers exactly as the graph path does") {
+    for (const char* name : {"A", "E", "K"}) {
+        INFO(name);
+        auto inst = ir::read_minimalloc(minimalloc_dir() + name + ".1048576.csv");
+        auto g = read_instance(name);
+        REQUIRE(inst.has_value());
+        REQUIRE(g.has_value());
+        orm::ArenaOptions o;
+        o.alignment = 1;
+        auto offsets = orm::plan_offsets(inst->buffers, o);
+        REQUIRE(offsets.has_value());
+        CHECK(orm::validate_offsets(inst->buffers, *offsets, 1).has_value());
+        const auto arena = arena_ok(*g, {}, o);
+        CHECK(offsets->arena_bytes >= arena.arena_bytes);  // the graph path also has the slot plan as a candidate
+        if (arena.strategy != orm::ArenaStrategy::slots) {
+            CHECK(offsets->arena_bytes == arena.arena_bytes);
+            for (std::size_t i = 0; i < inst->buffers.size(); ++i)
+                CHECK(offsets->offsets[i] == arena.offset_of(*g->find("b" + inst->ids[i])));
+        }
+        CHECK(offsets->lower_bound_bytes == orm::lower_bounds(inst->buffers, 1)->offset_bytes);
+    }
+}
+#endif  // ORM_HAVE_DATA

@@ -1,17 +1,16 @@
 // Reader for MiniMalloc's CSV instances (header "id,lower,upper,size"; each
-// row a buffer live over the half-open time range [lower, upper)), turned
-// into a graph: one node per distinct time; buffer b is an output of the
-// node at `lower` and an input of the last node before `upper`. A buffer
-// typed uint8[size] then has exactly its size, and two buffers overlap in
-// the graph iff their time ranges overlap.
+// row a buffer live over the half-open time range [lower, upper)): as buffer
+// records for the graph-free offsets layer, or as a graph.
 #pragma once
 
 #include <onnx_runtime_memory/expected.hpp>
+#include <onnx_runtime_memory/plan_types.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graph.hpp"
@@ -19,7 +18,17 @@
 
 namespace ir {
 
-[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_minimalloc_csv(const std::string& path) {
+// A MiniMalloc instance as buffer records for the graph-free layer. Each
+// time is replaced by its rank among the distinct times, so buffer i lives
+// over the inclusive positions [rank(lower), rank(upper) - 1].
+struct MiniMallocInstance {
+    std::string name;                  // the file name up to its first '.'
+    std::vector<std::string> ids;      // buffer i's id as written
+    std::vector<orm::Buffer> buffers;  // in file order
+    std::vector<std::int64_t> times;   // the distinct times, ascending: times[rank]
+};
+
+[[nodiscard]] inline onnx_runtime_memory::expected<MiniMallocInstance, ReadError> read_minimalloc(const std::string& path) {
     using onnx_runtime_memory::unexpected;
     auto text = read_file(path);  // regular files only; a failed read is an error, never an early end
     if (!text) return unexpected(text.error());
@@ -52,31 +61,50 @@ namespace ir {
         rows.push_back(r);
     }
     if (line_no == 0) return unexpected(ReadError{1, "empty file: the header 'id,lower,upper,size' is missing"});
-    std::vector<std::int64_t> times;
+    std::unordered_map<std::string, std::size_t> seen;  // id -> line
+    for (const Row& r : rows)
+        if (auto [it, fresh] = seen.try_emplace(r.id, r.line); !fresh)
+            return unexpected(ReadError{r.line, "buffer id '" + r.id + "' appears twice (first on line " +
+                                                    std::to_string(it->second) + ")"});
+    MiniMallocInstance inst;
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    inst.name = file.substr(0, file.find('.'));
     for (const Row& r : rows) {
-        times.push_back(r.lower);
-        times.push_back(r.upper);
+        inst.times.push_back(r.lower);
+        inst.times.push_back(r.upper);
     }
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    const auto index = [&](std::int64_t t) {
-        return static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+    std::sort(inst.times.begin(), inst.times.end());
+    inst.times.erase(std::unique(inst.times.begin(), inst.times.end()), inst.times.end());
+    const auto rank = [&](std::int64_t t) {
+        return static_cast<NodeIndex>(std::lower_bound(inst.times.begin(), inst.times.end(), t) - inst.times.begin());
     };
-    // Nodes are the distinct times but the last (no buffer starts there).
-    const std::size_t nodes = times.empty() ? 0 : times.size() - 1;
-    std::vector<std::vector<ValueId>> ins(nodes), outs(nodes);
-    std::string name = path.substr(path.find_last_of('/') + 1);
-    Graph g(name.substr(0, name.find('.')));
     for (const Row& r : rows) {
-        const ValueId v = g.value("b" + r.id);
-        if (g.has_type(v)) return unexpected(ReadError{r.line, "buffer id '" + r.id + "' appears twice"});
-        const DimSpec dims[] = {DimSpec(r.size)};
-        g.set_type(v, ElementType::uint8, dims);
-        const std::size_t def = index(r.lower), last = index(r.upper) - 1;
-        outs[def].push_back(v);
-        if (last > def) ins[last].push_back(v);
+        inst.ids.push_back(r.id);
+        inst.buffers.push_back(orm::Buffer{static_cast<std::size_t>(r.size), rank(r.lower), rank(r.upper) - 1});
     }
-    for (std::size_t n = 0; n < nodes; ++n) g.add_node("t" + std::to_string(times[n]), ins[n], outs[n]);
+    return inst;
+}
+
+// The instance as a graph, for tools that take graphs (plan_graph's report):
+// one node per distinct time but the last (no buffer starts there); buffer
+// b, typed uint8[size], is an output of the node at its first time and an
+// input of the node at its last, so two buffers meet in the graph iff their
+// time ranges overlap.
+[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_minimalloc_csv(const std::string& path) {
+    auto inst = read_minimalloc(path);
+    if (!inst) return onnx_runtime_memory::unexpected(inst.error());
+    const std::size_t nodes = inst->times.empty() ? 0 : inst->times.size() - 1;
+    std::vector<std::vector<ValueId>> ins(nodes), outs(nodes);
+    Graph g(inst->name);
+    for (std::size_t i = 0; i < inst->buffers.size(); ++i) {
+        const orm::Buffer& b = inst->buffers[i];
+        const ValueId v = g.value("b" + inst->ids[i]);
+        const DimSpec dims[] = {DimSpec(static_cast<std::int64_t>(b.size))};
+        g.set_type(v, ElementType::uint8, dims);
+        outs[b.first].push_back(v);
+        if (b.last > b.first) ins[b.last].push_back(v);
+    }
+    for (std::size_t n = 0; n < nodes; ++n) g.add_node("t" + std::to_string(inst->times[n]), ins[n], outs[n]);
     return g;
 }
 

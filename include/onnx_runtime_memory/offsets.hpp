@@ -62,7 +62,8 @@ namespace onnx_runtime_memory {
     plan.alignment = alignment;
     plan.lower_bound_bytes = detail::peak_live_bytes(buffers, alignment);
     detail::Placement placement = detail::place_buffers(b, options, plan.lower_bound_bytes);
-    plan.offsets = std::move(placement.offset);
+    plan.offsets.assign(buffers.size(), 0);
+    for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
     plan.arena_bytes = placement.arena;
     plan.strategy = placement.strategy;
     return plan;

@@ -195,6 +195,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)orm::compute_liveness(unstable, views, options);
     }
     if (auto live = orm::compute_liveness(*g, views, options)) {
+        // The graph-free layer on the owners, handed in reversed: offsets that validate.
+        orm::OwnerSizes sizes;
+        orm::size_owners(*live, oracle, sizes);
+        std::vector<orm::Buffer> buffers;
+        orm::owner_buffers(*live, sizes.bytes, buffers);
+        std::reverse(buffers.begin(), buffers.end());
+        orm::ArenaOptions o;
+        o.alignment = std::size_t{1} << (h % 7);
+        o.exact_nodes = 200;
+        if (auto placed = orm::plan_offsets(buffers, o))
+            if (auto ok = orm::validate_offsets(buffers, *placed, o.alignment); !ok) {
+                std::fprintf(stderr, "INVALID OFFSETS: %s\n", ok.error().message().c_str());
+                std::abort();
+            }
         tamper_liveness(*live, h);
         if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
             tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);

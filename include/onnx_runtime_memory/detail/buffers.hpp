@@ -1,7 +1,9 @@
 // The offset problem in columns, shared by the placement strategies.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <numeric>
 #include <span>
 #include <vector>
 
@@ -28,23 +30,29 @@ struct Buffers {
 };
 
 
-// Fills b from buffer records (value[i] = i), sizes rounded up to the
+// Fills b from buffer records in (first, index) order, the order the
+// strategies expect (value[i]: the record's index), sizes rounded up to the
 // alignment (>= 1); a size that cannot be rounded up, or a total that
-// overflows, is PlanError::size_overflow naming the buffer.
+// overflows, is PlanError::size_overflow naming the record. Records already
+// in that order (a graph's owners) keep it.
 [[nodiscard]] inline expected<void, PlanError> make_buffers(std::span<const Buffer> buffers, std::size_t alignment,
                                                             Buffers& b) {
     const std::size_t n = buffers.size();
     b.value.resize(n);
+    std::iota(b.value.begin(), b.value.end(), ValueId{0});
+    if (!std::is_sorted(buffers.begin(), buffers.end(), [](const Buffer& x, const Buffer& y) { return x.first < y.first; }))
+        std::stable_sort(b.value.begin(), b.value.end(),
+                         [&](ValueId x, ValueId y) { return buffers[x].first < buffers[y].first; });
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        b.value[i] = static_cast<ValueId>(i);
-        b.def[i] = buffers[i].first;
-        b.end[i] = buffers[i].last;
-        if (align_up_overflows(buffers[i].size, alignment, b.size[i]) || add_overflows(total, b.size[i], total))
-            return unexpected(make_plan_error(PlanError::Kind::size_overflow, i));
+        const Buffer& r = buffers[b.value[i]];
+        b.def[i] = r.first;
+        b.end[i] = r.last;
+        if (align_up_overflows(r.size, alignment, b.size[i]) || add_overflows(total, b.size[i], total))
+            return unexpected(make_plan_error(PlanError::Kind::size_overflow, b.value[i]));
     }
     return {};
 }

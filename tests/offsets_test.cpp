@@ -1,0 +1,113 @@
+// The graph-free offsets layer: plain (size, first, last) buffer records,
+// as an executor without a graph (or a MiniMalloc instance) hands them in.
+#include <span>
+#include <vector>
+
+#include "support.hpp"
+
+using orm::Buffer;
+using Kind = orm::ValidateError::Kind;
+
+TEST_CASE("plan_offsets: a chain of three buffers packs into two, validated") {
+    // 64 bytes each: a [0,1], b [1,2], c [2,2]; a and c never meet.
+    const std::vector<Buffer> buffers = {{64, 0, 1}, {64, 1, 2}, {64, 2, 2}};
+    auto plan = orm::plan_offsets(buffers);
+    REQUIRE(plan.has_value());
+    CHECK(plan->arena_bytes == 128);
+    CHECK(plan->lower_bound_bytes == 128);
+    CHECK(plan->alignment == 64);
+    CHECK(plan->offsets.size() == 3);
+    CHECK(plan->offsets[0] != plan->offsets[1]);
+    CHECK(plan->offsets[1] != plan->offsets[2]);
+    CHECK(orm::validate_offsets(buffers, *plan, 64).has_value());
+    const auto bounds = orm::lower_bounds(buffers, 64);
+    REQUIRE(bounds.has_value());
+    CHECK(bounds->offset_bytes == 128);
+    CHECK(bounds->slot_bytes == 128);
+    CHECK(*orm::plan_offsets(buffers) == *plan);  // deterministic
+}
+
+TEST_CASE("plan_offsets: sizes round up to the alignment; arena_bytes is a multiple of it") {
+    const std::vector<Buffer> buffers = {{10, 0, 0}, {10, 0, 0}, {1, 1, 1}};
+    orm::ArenaOptions o;
+    o.alignment = 16;
+    auto plan = orm::plan_offsets(buffers, o);
+    REQUIRE(plan.has_value());
+    CHECK(plan->arena_bytes == 32);
+    for (std::size_t off : plan->offsets) CHECK(off % 16 == 0);
+    o.alignment = 0;  // counts as 1
+    CHECK(orm::plan_offsets(buffers, o)->arena_bytes == 20);
+}
+
+TEST_CASE("plan_offsets: malformed records and overflowing totals name the buffer") {
+    const std::vector<Buffer> backwards = {{8, 0, 1}, {8, 3, 2}};
+    auto e = orm::plan_offsets(backwards);
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == orm::PlanError::Kind::bad_buffer);
+    CHECK(e.error().value == 1);
+    CHECK(e.error().message() == "buffer 1 ends before it begins, or lives past time 67108863");
+    const std::vector<Buffer> late = {{8, 0, static_cast<orm::NodeIndex>(orm::max_graph_ids)}};
+    CHECK(orm::plan_offsets(late).error().kind == orm::PlanError::Kind::bad_buffer);
+    CHECK(orm::lower_bounds(late).error().kind == orm::PlanError::Kind::bad_buffer);
+    const std::vector<Buffer> huge = {{SIZE_MAX / 2, 0, 0}, {SIZE_MAX / 2, 0, 0}, {SIZE_MAX / 2, 0, 0}};
+    auto o = orm::plan_offsets(huge);
+    REQUIRE_FALSE(o.has_value());
+    CHECK(o.error().kind == orm::PlanError::Kind::size_overflow);
+    CHECK(o.error().value == 1);  // rounded up to 64, two of them already reach 2^64
+    CHECK(orm::plan_offsets(std::vector<Buffer>{})->arena_bytes == 0);
+}
+
+TEST_CASE("validate_offsets: every corruption is caught with its own error, by buffer index") {
+    const std::vector<Buffer> buffers = {{64, 0, 1}, {64, 1, 2}, {64, 2, 2}};
+    const auto good = *orm::plan_offsets(buffers);
+    const auto rejected = [&](const orm::OffsetPlan& p, std::size_t alignment = 64) {
+        auto r = orm::validate_offsets(buffers, p, alignment);
+        REQUIRE_FALSE(r.has_value());
+        return r.error();
+    };
+    auto p = good;
+    p.offsets.pop_back();
+    CHECK(rejected(p).kind == Kind::missing_assignment);
+    p = good;
+    p.offsets[1] = orm::no_offset;
+    CHECK(rejected(p).value == 1);
+    p = good;
+    p.offsets[2] = p.arena_bytes + 8;  // clear of the others, but not 64-aligned
+    p.arena_bytes += 8 + 64;
+    CHECK(rejected(p).kind == Kind::misaligned_offset);
+    CHECK(orm::validate_offsets(buffers, p, 8).has_value());  // a caller that needs only 8
+    p = good;
+    p.arena_bytes = 127;
+    CHECK(rejected(p).kind == Kind::outside_arena);
+    p = good;
+    p.offsets[1] = p.offsets[0];  // a and b meet at time 1
+    const auto e = rejected(p);
+    CHECK(e.kind == Kind::offset_overlap);
+    CHECK(e.value == 0);
+    CHECK(e.other == 1);
+    p = good;
+    p.offsets[2] = p.offsets[0];  // a [0,1] and c [2,2] never meet: sharing bytes is fine
+    p.alignment = 1;              // and the plan's own alignment is not believed
+    CHECK(orm::validate_offsets(buffers, p, 64).has_value());
+}
+
+TEST_CASE("plan_offsets: the graph path and the graph-free path agree on a graph's owners") {
+    ir::Builder b("agree");
+    b.tensor("a", test::f32, {16}).tensor("b", test::f32, {40}).tensor("c", test::f32, {8});
+    b.tensor("d", test::f32, {24}).tensor("e", test::f32, {16});
+    b.input("x").node("A", {"x"}, {"a"}).node("B", {"x"}, {"b"}).node("C", {"a"}, {"c"});
+    b.node("D", {"b", "c"}, {"d"}).node("E", {"d", "a"}, {"e"}).output("e");
+    const auto g = b.build();
+    auto live = orm::compute_liveness(g, {});
+    REQUIRE(live.has_value());
+    std::vector<Buffer> buffers;
+    for (ValueId v : live->owners)
+        buffers.push_back(Buffer{*orm::static_size(g, v), live->intervals[v].def, live->intervals[v].use_end});
+    auto offsets = orm::plan_offsets(buffers);
+    auto arena = orm::plan_arena(g, {}, orm::static_size_oracle(g));
+    REQUIRE(offsets.has_value());
+    REQUIRE(arena.has_value());
+    REQUIRE(arena->plan().strategy != orm::ArenaStrategy::slots);
+    CHECK(offsets->arena_bytes == arena->plan().arena_bytes);
+    for (std::size_t i = 0; i < buffers.size(); ++i) CHECK(offsets->offsets[i] == arena->plan().offsets[live->owners[i]]);
+}
