@@ -2,7 +2,7 @@
 //
 //   plan_graph [options] FILE|DIR
 //
-// FILE is graph text (.graph, see shared/corpus/README.md) or a MiniMalloc
+// FILE is graph text (.graph, see examples/graph_text.md) or a MiniMalloc
 // instance (.csv). A directory plans every .graph and .csv file in it, one
 // line each; a file that cannot be read or planned is reported and the rest
 // go on.

@@ -1,6 +1,8 @@
 // The graph concepts ask for what the planner needs and no more: archetypes
 // that provide exactly the concept plan, validate and order.
 #include <array>
+#include <iterator>
+#include <ranges>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -78,7 +80,56 @@ struct NamedIds {  // ids that are not integers
     bool is_initializer(ValueId) const;
 };
 
+// The weakest ranges the concept allows: single-pass input ranges, a fresh
+// one per call, whose iterators can be walked once (no copies, no multipass).
+class OnePass {
+public:
+    explicit OnePass(std::vector<std::uint32_t> ids) : ids_(std::move(ids)) {}
+    OnePass(OnePass&&) = default;
+    OnePass& operator=(OnePass&&) = default;
+    OnePass(const OnePass&) = delete;
+    class iterator {
+    public:
+        using value_type = std::uint32_t;
+        using difference_type = std::ptrdiff_t;
+        using iterator_concept = std::input_iterator_tag;
+        explicit iterator(const OnePass* r) : r_(r) {}
+        iterator(iterator&&) = default;
+        iterator& operator=(iterator&&) = default;
+        std::uint32_t operator*() const { return r_->ids_[at_]; }
+        iterator& operator++() {
+            ++at_;
+            return *this;
+        }
+        void operator++(int) { ++at_; }
+        friend bool operator==(const iterator& i, std::default_sentinel_t) { return i.at_ == i.r_->size(); }
+
+    private:
+        const OnePass* r_;
+        std::size_t at_ = 0;
+    };
+    iterator begin() const { return iterator(this); }
+    std::default_sentinel_t end() const { return {}; }
+    std::size_t size() const { return ids_.size(); }
+
+private:
+    std::vector<std::uint32_t> ids_;
+};
+static_assert(std::ranges::input_range<OnePass> && !std::ranges::forward_range<OnePass>);
+
+// MinimalGraph's graph, every range single-pass.
+struct SinglePassGraph {
+    std::size_t value_count() const { return 4; }
+    std::size_t node_count() const { return 2; }
+    OnePass node_inputs(std::size_t n) const { return OnePass(n == 0 ? std::vector<std::uint32_t>{0} : std::vector<std::uint32_t>{1, 3}); }
+    OnePass node_outputs(std::size_t n) const { return OnePass({static_cast<std::uint32_t>(n + 1)}); }
+    OnePass graph_inputs() const { return OnePass({0}); }
+    OnePass graph_outputs() const { return OnePass({2}); }
+    bool is_initializer(ValueId v) const { return v == 3; }
+};
+
 static_assert(orm::activation_graph<MinimalGraph>);
+static_assert(orm::activation_graph<SinglePassGraph>);
 static_assert(!orm::shaped_graph<MinimalGraph>);
 static_assert(orm::activation_graph<foreign::Model>);
 static_assert(!orm::activation_graph<NoInitializers>);
@@ -112,6 +163,21 @@ TEST_CASE("a type with exactly the concept's members plans, validates and orders
     auto order = orm::topological_order(g);
     REQUIRE(order.has_value());
     CHECK(*order == std::vector<orm::NodeIndex>{0, 1});
+}
+
+TEST_CASE("single-pass ranges are enough: plans, validates, orders and arenas match the multipass graph") {
+    const SinglePassGraph g;
+    const MinimalGraph m;
+    const auto oracle = [](ValueId v) { return std::optional<std::size_t>(v == 1 ? 64 : 32); };
+    auto status = orm::plan_activations(g, {}, oracle);
+    REQUIRE(status.has_value());
+    CHECK(status->plan() == orm::plan_activations(m, {}, oracle)->plan());
+    CHECK(orm::validate(g, {}, status->plan(), oracle).has_value());
+    CHECK(*orm::topological_order(g) == std::vector<orm::NodeIndex>{0, 1});
+    auto arena = orm::plan_arena(g, {}, oracle);
+    REQUIRE(arena.has_value());
+    CHECK(orm::validate_arena(g, {}, arena->plan(), oracle, 64).has_value());
+    CHECK(orm::compute_liveness(g, {}).has_value());
 }
 
 TEST_CASE("a foreign IR adapted by specialising graph_traits plans, with signed ids") {

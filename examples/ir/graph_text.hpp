@@ -1,4 +1,4 @@
-// Reader for the graph text format, version 1 (shared/corpus/README.md).
+// Reader for the graph text format, version 1 (examples/graph_text.md).
 // Malformed input is a ReadError naming the line, never an exception.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Arena planning for a graph: a byte offset for every owner (and view)
 // inside one arena. The liveness and sizes become buffer records, the
 // graph-free layer (offsets.hpp) places them, and the offsets map back to
-// value ids; the seed's slot plan laid out in one arena is a candidate too
+// value ids; the best-fit slot plan laid out in one arena is a candidate too
 // (ArenaStrategy::slots), so an arena plan is never worse than it.
 #pragma once
 
@@ -78,7 +78,7 @@ template <class Oracle>
         if (e.value < live.owners.size()) e.value = live.owners[static_cast<std::size_t>(e.value)];
         return unexpected(e);
     }
-    if (placed->arena_bytes > placed->lower_bound_bytes) {  // the seed's slot plan, laid out, is a candidate too
+    if (placed->arena_bytes > placed->lower_bound_bytes) {  // the best-fit slot plan, laid out, is a candidate too
         detail::Schedule schedule;
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;

@@ -5,7 +5,9 @@
 //   T        graph_traits<G>
 //   v        a value id: dense, 0 .. value_count(g) - 1
 //   n        a node index: 0 .. node_count(g) - 1, in execution order
-//   owner    a value that gets a buffer of its own (SPEC section 2)
+//   owner    a value that gets a buffer of its own: a value some node
+//            produces that is no initializer and no view (and, with
+//            PlanOptions::include_graph_inputs, a graph input)
 //   view     a value that aliases another value's buffer (see view_map.hpp)
 //
 // A foreign IR is adapted by specialising graph_traits<G>; the primary

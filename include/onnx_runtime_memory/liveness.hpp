@@ -118,7 +118,7 @@ enum : std::uint8_t { is_input = 1, is_init = 2, is_owner_flag = 4 };
 
 }  // namespace detail
 
-// Compute the live interval of every buffer owner (SPEC sections 2 and 3),
+// Compute the live interval of every buffer owner (see graph.hpp for who owns),
 // checking that the graph's node order is one the executor can run: every
 // value a node reads is a graph input, an initializer, or produced by an
 // earlier node; no value is produced twice; every id is in range; the view
@@ -199,7 +199,7 @@ template <activation_graph G>
             if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
         }
     }
-    // A view's production uses its root's bytes like a read (SPEC section 3),
+    // A view's production uses its root's bytes like a read,
     // so the root must exist by then (produced earlier or by the same node).
     for (ValueId v : views_produced) {
         const NodeIndex node = iv[v].def;

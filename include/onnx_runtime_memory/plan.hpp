@@ -52,7 +52,7 @@ inline void make_schedule(const Liveness& live, Schedule& r) {
     r.retire_begin[0] = 0;
 }
 
-// The seed's walk: at each position allocate the node's owner outputs (best
+// The best-fit walk: at each position allocate the node's owner outputs (best
 // fit; with `grow`, growing the largest free slot rather than opening one),
 // then retire the owners whose interval ends there. `sizes` is
 // indexed by value id; naive_bytes is already known not to overflow. Reuses
@@ -144,7 +144,7 @@ template <class Oracle>
 
 }  // namespace detail
 
-// Plan from a liveness already computed, with the seed's algorithm or
+// Plan from a liveness already computed, with the best-fit walk or
 // another SlotStrategy. The oracle is asked exactly once per owner, in owner
 // order. A liveness of the wrong shape is PlanError::bad_liveness
 // (check_liveness). (To plan the same graph many times with new sizes,

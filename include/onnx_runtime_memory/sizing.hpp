@@ -1,5 +1,5 @@
 // Sizing values in bytes: size oracles, static shapes, and symbolic shapes
-// at caller-given bounds (SPEC section 4).
+// at caller-given bounds.
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // validate: check a plan against the graph, independently of how it was
-// made (SPEC section 6). Reports the first violation, always the same one.
+// made. Reports the first violation, always the same one.
 #pragma once
 
 #include <algorithm>
