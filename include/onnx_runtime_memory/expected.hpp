@@ -51,12 +51,8 @@ public:
                  !std::is_same_v<std::remove_cvref_t<U>, std::in_place_t> && std::is_constructible_v<T, U &&>)
     constexpr explicit(!std::is_convertible_v<U&&, T>) expected(U&& v) : value_(std::forward<U>(v)), has_value_(true) {}
     template <class G>
-        requires std::is_constructible_v<E, const G&>
-    constexpr explicit(!std::is_convertible_v<const G&, E>) expected(const unexpected<G>& u)
-        : error_(u.error()), has_value_(false) {}
-    template <class G>
         requires std::is_constructible_v<E, G &&>
-    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G>&& u)
+    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G> u)
         : error_(std::move(u).error()), has_value_(false) {}
 
     expected(const expected& other) : has_value_(other.has_value_) { construct_from(other); }
@@ -144,12 +140,8 @@ public:
 
     constexpr expected() noexcept = default;
     template <class G>
-        requires std::is_constructible_v<E, const G&>
-    constexpr explicit(!std::is_convertible_v<const G&, E>) expected(const unexpected<G>& u)
-        : error_(u.error()), failed_(true) {}
-    template <class G>
         requires std::is_constructible_v<E, G &&>
-    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G>&& u)
+    constexpr explicit(!std::is_convertible_v<G&&, E>) expected(unexpected<G> u)
         : error_(std::move(u).error()), failed_(true) {}
 
     [[nodiscard]] constexpr bool has_value() const noexcept { return !failed_; }

@@ -9,127 +9,72 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+
 #include "bounds.hpp"
 #include "liveness.hpp"
 #include "plan_types.hpp"
 
 namespace onnx_runtime_memory::detail {
-// Accepts only "{}": these types have one textual form.
-struct plain_format_spec {
+
+// One textual form per type, written once here; the formatters below only
+// route to it.
+inline std::string describe(SlotId s) { return s.is_none() ? "no slot" : fmt::format("slot {}", s.value); }  // "slot 3"
+inline std::string describe(const SlotInfo& s) { return fmt::format("slot {}: {} bytes", s.id.value, s.capacity); }
+inline std::string describe(const Interval& i) { return fmt::format("[{}, {}]", i.def, i.use_end); }  // inclusive
+inline std::string describe(const Buffer& b) { return fmt::format("{} bytes live [{}, {}]", b.size, b.first, b.last); }
+inline std::string describe(ArenaStrategy s) { return to_string(s); }
+inline std::string describe(const PlanError& e) { return e.message(); }
+inline std::string describe(const ValidateError& e) { return e.message(); }
+inline std::string plural(std::size_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
+// "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)"
+inline std::string describe(const ActivationPlan& p) {
+    return fmt::format("peak {} bytes in {} (one buffer each: {} bytes, {:.1f}% saved)", p.peak_bytes,
+                       plural(p.num_slots(), "slot"), p.naive_bytes, 100.0 * p.savings_ratio());
+}
+// "arena 9633792 bytes, aligned to 64, by sweep"
+inline std::string describe(const ArenaPlan& p) {
+    return fmt::format("arena {} bytes, aligned to {}, by {}", p.arena_bytes, p.alignment, to_string(p.strategy));
+}
+// "arena 4096 bytes (lower bound 4096), aligned to 64, by sweep"
+inline std::string describe(const OffsetPlan& p) {
+    return fmt::format("arena {} bytes (lower bound {}), aligned to {}, by {}", p.arena_bytes, p.lower_bound_bytes,
+                       p.alignment, to_string(p.strategy));
+}
+// "offsets >= 4096 bytes, slots >= 5120 bytes"
+inline std::string describe(const LowerBounds& b) {
+    return fmt::format("offsets >= {} bytes, slots >= {} bytes", b.offset_bytes, b.slot_bytes);
+}
+// "complete: <plan>" or "deferred: 3 owners of unknown size", slot and arena plans alike
+template <class Plan>
+std::string describe(const BasicPlanStatus<Plan>& s) {
+    if (s.is_complete()) return "complete: " + describe(s.plan());
+    return "deferred: " + plural(s.unknown_sizes().size(), "owner") + " of unknown size";
+}
+
+// Accepts only "{}" (these types have one textual form) and prints describe(x).
+template <class T>
+struct described {
     constexpr auto parse(fmt::format_parse_context& ctx) -> decltype(ctx.begin()) { return ctx.begin(); }
+    template <class Context>
+    auto format(const T& x, Context& ctx) const -> decltype(ctx.out()) {
+        const std::string text = describe(x);
+        return std::copy(text.begin(), text.end(), ctx.out());
+    }
 };
+
 }  // namespace onnx_runtime_memory::detail
 
-// "slot 3", or "no slot"
-template <>
-struct fmt::formatter<onnx_runtime_memory::SlotId> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::SlotId& s, Context& ctx) const -> decltype(ctx.out()) {
-        if (s.is_none()) return fmt::format_to(ctx.out(), "no slot");
-        return fmt::format_to(ctx.out(), "slot {}", s.value);
-    }
-};
+namespace onnx_runtime_memory::detail {
+template <class T>
+concept describable = requires(const T& x) { onnx_runtime_memory::detail::describe(x); };
+}  // namespace onnx_runtime_memory::detail
 
-// "slot 3: 1024 bytes"
-template <>
-struct fmt::formatter<onnx_runtime_memory::SlotInfo> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::SlotInfo& s, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "slot {}: {} bytes", s.id.value, s.capacity);
-    }
-};
-
-// "[2, 7]" (inclusive node positions)
-template <>
-struct fmt::formatter<onnx_runtime_memory::Interval> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::Interval& i, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "[{}, {}]", i.def, i.use_end);
-    }
-};
-
-// "peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)"; "in 1 slot"
-template <>
-struct fmt::formatter<onnx_runtime_memory::ActivationPlan> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::ActivationPlan& p, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "peak {} bytes in {} slot{} (one buffer each: {} bytes, {:.1f}% saved)",
-                              p.peak_bytes, p.num_slots(), p.num_slots() == 1 ? "" : "s", p.naive_bytes,
-                              100.0 * p.savings_ratio());
-    }
-};
-
-// "sweep", "exact_search", ...
-template <>
-struct fmt::formatter<onnx_runtime_memory::ArenaStrategy> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(onnx_runtime_memory::ArenaStrategy s, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "{}", onnx_runtime_memory::to_string(s));
-    }
-};
-
-// "arena 9633792 bytes, aligned to 64, by sweep"
-template <>
-struct fmt::formatter<onnx_runtime_memory::ArenaPlan> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::ArenaPlan& p, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "arena {} bytes, aligned to {}, by {}", p.arena_bytes, p.alignment, p.strategy);
-    }
-};
-
-// "arena 4096 bytes (lower bound 4096), aligned to 64, by sweep"
-template <>
-struct fmt::formatter<onnx_runtime_memory::OffsetPlan> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::OffsetPlan& p, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "arena {} bytes (lower bound {}), aligned to {}, by {}", p.arena_bytes,
-                              p.lower_bound_bytes, p.alignment, p.strategy);
-    }
-};
-
-// "1024 bytes live [2, 7]"
-template <>
-struct fmt::formatter<onnx_runtime_memory::Buffer> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::Buffer& b, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "{} bytes live [{}, {}]", b.size, b.first, b.last);
-    }
-};
-
-// "offsets >= 4096 bytes, slots >= 5120 bytes"
-template <>
-struct fmt::formatter<onnx_runtime_memory::LowerBounds> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::LowerBounds& b, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "offsets >= {} bytes, slots >= {} bytes", b.offset_bytes, b.slot_bytes);
-    }
-};
-
-// "complete: <plan>" or "deferred: 3 owners of unknown size", for slot and arena plans
-template <class Plan>
-struct fmt::formatter<onnx_runtime_memory::BasicPlanStatus<Plan>> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::BasicPlanStatus<Plan>& s, Context& ctx) const -> decltype(ctx.out()) {
-        if (s.is_complete()) return fmt::format_to(ctx.out(), "complete: {}", s.plan());
-        return fmt::format_to(ctx.out(), "deferred: {} owner{} of unknown size", s.unknown_sizes().size(),
-                              s.unknown_sizes().size() == 1 ? "" : "s");
-    }
-};
-
-template <>
-struct fmt::formatter<onnx_runtime_memory::PlanError> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::PlanError& e, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "{}", e.message());
-    }
-};
-
-template <>
-struct fmt::formatter<onnx_runtime_memory::ValidateError> : onnx_runtime_memory::detail::plain_format_spec {
-    template <class Context>
-    auto format(const onnx_runtime_memory::ValidateError& e, Context& ctx) const -> decltype(ctx.out()) {
-        return fmt::format_to(ctx.out(), "{}", e.message());
-    }
-};
+// Every public type with a describe() above: SlotId, SlotInfo, Interval,
+// Buffer, ArenaStrategy, PlanError, ValidateError, ActivationPlan,
+// ArenaPlan, OffsetPlan, LowerBounds, PlanStatus and ArenaStatus.
+template <onnx_runtime_memory::detail::describable T>
+struct fmt::formatter<T, char> : onnx_runtime_memory::detail::described<T> {};
 
 #endif  // __has_include(<fmt/format.h>)

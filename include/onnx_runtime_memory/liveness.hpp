@@ -130,9 +130,7 @@ template <activation_graph G>
     using Kind = PlanError::Kind;
     const auto size = detail::checked_size(g);
     if (!size) return unexpected(size.error());
-    const std::size_t V = size->values;
-    const std::size_t N = size->nodes;
-
+    const auto [V, N] = *size;
     std::vector<ValueId> root;
     if (auto ok = detail::resolve_roots(views, V, root); !ok) return unexpected(ok.error());
 

@@ -28,9 +28,7 @@ template <activation_graph G>
     using Kind = PlanError::Kind;
     const auto size = detail::checked_size(g);
     if (!size) return unexpected(size.error());
-    const std::size_t V = size->values;
-    const std::size_t N = size->nodes;
-
+    const auto [V, N] = *size;
     std::vector<NodeIndex> producer(V, no_node);
     for (std::size_t n = 0; n < N; ++n) {
         for (auto x : T::node_outputs(g, n)) {
