@@ -118,20 +118,17 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
     plan.naive_bytes = naive_bytes;
 }
 
-}  // namespace detail
-
-namespace detail {
-
-// plan_activations from a liveness known to be well formed.
-template <class Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle, SlotStrategy strategy) {
+// plan_activations from a liveness known to be well formed. The strategy is
+// a template argument so that a caller of one strategy compiles only it.
+template <SlotStrategy strategy, class Oracle>
+[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle) {
     OwnerSizes sizes;
     size_owners(live, oracle, sizes);
     auto naive = sizes.naive_bytes();
     if (!naive) return unexpected(naive.error());
     if (!sizes.complete()) return PlanStatus::deferred(std::move(sizes.unknown));
     ActivationPlan plan;
-    if (strategy == SlotStrategy::greedy_by_size) {
+    if constexpr (strategy == SlotStrategy::greedy_by_size) {
         detail::assign_slots_by_size(live, sizes.bytes, *naive, plan);
     } else {
         detail::Schedule schedule;
@@ -153,7 +150,12 @@ template <size_oracle Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
                                                                SlotStrategy strategy = SlotStrategy::best_fit) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
-    return detail::plan_slots(live, oracle, strategy);
+    switch (strategy) {
+        case SlotStrategy::in_order_growth: return detail::plan_slots<SlotStrategy::in_order_growth>(live, oracle);
+        case SlotStrategy::greedy_by_size: return detail::plan_slots<SlotStrategy::greedy_by_size>(live, oracle);
+        case SlotStrategy::best_fit: break;
+    }
+    return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);
 }
 
 // Compute a liveness-based activation plan with slot reuse. O((V + E) log V).
@@ -162,7 +164,7 @@ template <activation_graph G, size_oracle Oracle>
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return detail::plan_slots(*live, oracle, SlotStrategy::best_fit);
+    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).
