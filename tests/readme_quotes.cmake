@@ -1,0 +1,21 @@
+# Checks that the README quotes a source file exactly: the ```cpp block that
+# follows the line "<!-- quoted from examples/NAME -->" must equal the file.
+#   cmake -DREADME=README.md -DSOURCE=examples/quick_start.cpp -P readme_quotes.cmake
+cmake_minimum_required(VERSION 3.23)
+file(READ "${README}" readme)
+file(READ "${SOURCE}" source)
+get_filename_component(name "${SOURCE}" NAME)
+string(FIND "${readme}" "<!-- quoted from examples/${name} -->" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "${README} does not quote examples/${name}")
+endif()
+string(SUBSTRING "${readme}" ${at} -1 rest)
+string(FIND "${rest}" "```cpp\n" open)
+string(FIND "${rest}" "\n```\n" close)
+math(EXPR begin "${open} + 7")
+math(EXPR length "${close} + 1 - ${begin}")
+string(SUBSTRING "${rest}" ${begin} ${length} quoted)
+if(NOT quoted STREQUAL source)
+  message(FATAL_ERROR "${README}'s quote of examples/${name} differs from the file: copy the file into the README")
+endif()
+message(STATUS "the README quotes examples/${name} exactly")
