@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -63,13 +64,17 @@ namespace detail {
 
 // plan_arena from a liveness known to be well formed.
 template <class Oracle>
-[[nodiscard]] expected<ArenaStatus, PlanError> plan_owner_offsets(const Liveness& live, Oracle& oracle,
-                                                                  const ArenaOptions& options) {
+[[nodiscard]] expected<ArenaStatus, PlanError> plan_owner_offsets(const Liveness& all, Oracle& oracle,
+                                                                  const ArenaOptions& options,
+                                                                  UnknownSizes policy = UnknownSizes::defer) {
     OwnerSizes sizes;
-    size_owners(live, oracle, sizes);
-    auto naive = sizes.naive_bytes();
+    size_owners(all, oracle, sizes);
+    auto naive = sizes.naive_bytes(policy);
     if (!naive) return unexpected(naive.error());
-    if (!sizes.complete()) return ArenaStatus::deferred(std::move(sizes.unknown));
+    if (!sizes.complete() && policy == UnknownSizes::defer) return ArenaStatus::deferred(std::move(sizes.unknown));
+    std::optional<Liveness> filtered;  // with dynamic values: the rest is planned
+    if (!sizes.complete()) filtered = without_owners(all, sizes.unknown);
+    const Liveness& live = filtered ? *filtered : all;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
     auto placed = plan_offsets(buffers, options);
@@ -86,7 +91,10 @@ template <class Oracle>
         detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, slots);
         auto from_slots = arena_from_slots(live, slots, placed->alignment);  // (checks the liveness again: O(V), rare)
         if (!from_slots) return unexpected(from_slots.error());
-        if (from_slots->arena_bytes < placed->arena_bytes) return ArenaStatus::complete(std::move(*from_slots));
+        if (from_slots->arena_bytes < placed->arena_bytes) {
+            from_slots->dynamic_values = std::move(sizes.unknown);
+            return ArenaStatus::complete(std::move(*from_slots));
+        }
     }
     ArenaPlan plan;
     plan.arena_bytes = placed->arena_bytes;
@@ -95,6 +103,7 @@ template <class Oracle>
     plan.offsets.assign(live.value_count(), no_offset);
     for (std::size_t i = 0; i < live.owners.size(); ++i) plan.offsets[live.owners[i]] = placed->offsets[i];
     place_views(live, plan.offsets);
+    plan.dynamic_values = std::move(sizes.unknown);
     return ArenaStatus::complete(std::move(plan));
 }
 
@@ -119,7 +128,7 @@ template <activation_graph G, size_oracle Oracle>
                                                           const ArenaOptions& options = {}) {
     auto live = compute_liveness(g, views, plan_options);
     if (!live) return unexpected(live.error());
-    return detail::plan_owner_offsets(*live, oracle, options);
+    return detail::plan_owner_offsets(*live, oracle, options, plan_options.unknown_sizes);
 }
 
 }  // namespace onnx_runtime_memory

@@ -7,6 +7,7 @@
 // lighter to compile.
 #pragma once
 
+#include <concepts>
 #include <cstdlib>
 #include <new>
 #include <type_traits>
@@ -105,6 +106,17 @@ public:
     template <class U>
     [[nodiscard]] constexpr T value_or(U&& fallback) const& {
         return has_value_ ? value_ : static_cast<T>(std::forward<U>(fallback));
+    }
+
+    // Equal when both hold equal values or equal errors (as std::expected).
+    friend constexpr bool operator==(const expected& a, const expected& b)
+        requires requires(const T& x, const E& e) {
+            { x == x } -> std::convertible_to<bool>;
+            { e == e } -> std::convertible_to<bool>;
+        }
+    {
+        if (a.has_value_ != b.has_value_) return false;
+        return a.has_value_ ? bool(a.value_ == b.value_) : bool(a.error_ == b.error_);
     }
 
     constexpr const T& operator*() const& { return value(); }

@@ -17,11 +17,28 @@
 
 namespace onnx_runtime_memory {
 
-// Options controlling what the planner considers part of the arena.
+// Where graph outputs live.
+enum class OutputPlacement : std::uint8_t {
+    in_arena,  // owners like any other, live to the last node (the original crate's rule)
+    external,  // outside the arena, allocated by the executor (as ONNX Runtime does), so the next
+               // request cannot overwrite them: an output and every value it aliases is no owner
+};
+
+// What to do with owners whose size the oracle does not know.
+enum class UnknownSizes : std::uint8_t {
+    defer,    // no plan: Deferred, listing them (the original crate's rule)
+    dynamic,  // plan the rest; they (and their views) stay out of every slot and offset and are
+              // listed in the plan's dynamic_values, for the executor to allocate at run time
+};
+
+// Options controlling what the planner considers part of the arena. Every
+// default is the original crate's behaviour.
 struct PlanOptions {
     // When true, graph inputs that are not initializers become owners placed
     // in the arena (live from position 0).
     bool include_graph_inputs = false;
+    OutputPlacement outputs = OutputPlacement::in_arena;
+    UnknownSizes unknown_sizes = UnknownSizes::defer;
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
@@ -114,7 +131,7 @@ namespace detail {
 }
 
 // Per-value facts gathered once from the graph.
-enum : std::uint8_t { is_input = 1, is_init = 2, is_owner_flag = 4 };
+enum : std::uint8_t { is_input = 1, is_init = 2, is_owner_flag = 4, is_external = 8 };
 
 }  // namespace detail
 
@@ -143,6 +160,16 @@ template <activation_graph G>
         flags[*v] |= detail::is_input;
     }
 
+    // Graph outputs, read once: with external outputs, the root of each
+    // (what its bytes are) is allocated by the executor, not planned.
+    std::vector<ValueId> outputs;
+    for (auto x : T::graph_outputs(g)) {
+        const auto v = detail::to_value_id(x, V);
+        if (!v) return unexpected(detail::out_of_range(x));
+        outputs.push_back(*v);
+        if (options.outputs == OutputPlacement::external) flags[root[*v]] |= detail::is_external;
+    }
+
     Liveness live;
     live.last_position = N == 0 ? 0 : static_cast<NodeIndex>(N - 1);
     live.intervals.assign(V, Interval{});
@@ -161,7 +188,7 @@ template <activation_graph G>
             if (iv[*v].def != no_node) return unexpected(make_plan_error(Kind::produced_twice, *v, node));
             iv[*v].def = node;
             if (views.contains(*v)) views_produced.push_back(*v);
-            else if (!(flags[*v] & detail::is_init)) {
+            else if (!(flags[*v] & (detail::is_init | detail::is_external))) {
                 flags[*v] |= detail::is_owner_flag;
                 order.push_back(*v);
             }
@@ -207,11 +234,9 @@ template <activation_graph G>
             iv[r].use_end = node;
     }
     const auto exists = [&](ValueId v) { return available(v, N); };
-    for (auto x : T::graph_outputs(g)) {
-        const auto v = detail::to_value_id(x, V);
-        if (!v) return unexpected(detail::out_of_range(x));
-        const ValueId r = root[*v];
-        if (!exists(*v)) return unexpected(make_plan_error(Kind::output_not_produced, *v));
+    for (const ValueId v : outputs) {
+        const ValueId r = root[v];
+        if (!exists(v)) return unexpected(make_plan_error(Kind::output_not_produced, v));
         if (!exists(r)) return unexpected(make_plan_error(Kind::output_not_produced, r));
         if (flags[r] & detail::is_owner_flag) iv[r].use_end = live.last_position;
     }
@@ -274,6 +299,17 @@ template <activation_graph G>
         seen[v] = true;
     }
     return {};
+}
+
+// The liveness with the owners in `gone` (ascending ids) taken out: no longer
+// owners, their views with them. How dynamic values leave the plan. O(V).
+[[nodiscard]] inline Liveness without_owners(Liveness live, const std::vector<ValueId>& gone) {
+    if (gone.empty()) return live;
+    for (ValueId v : gone) live.intervals[v] = Interval{};
+    const auto out = [&](ValueId v) { return !live.is_owner(v); };
+    std::erase_if(live.owners, out);
+    std::erase_if(live.allocation_order, out);
+    return live;
 }
 
 }  // namespace onnx_runtime_memory

@@ -11,6 +11,7 @@
 #include "liveness.hpp"
 #include "offsets.hpp"
 #include "order.hpp"
+#include "placements.hpp"
 #include "plan.hpp"
 #include "plan_types.hpp"
 #include "sizes.hpp"

@@ -120,22 +120,29 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
 
 // plan_activations from a liveness known to be well formed. The strategy is
 // a template argument so that a caller of one strategy compiles only it.
+// With UnknownSizes::dynamic, owners of unknown size leave the liveness and
+// the rest is planned.
 template <SlotStrategy strategy, class Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle) {
+[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
+                                                         UnknownSizes policy = UnknownSizes::defer) {
     OwnerSizes sizes;
     size_owners(live, oracle, sizes);
-    auto naive = sizes.naive_bytes();
+    auto naive = sizes.naive_bytes(policy);
     if (!naive) return unexpected(naive.error());
-    if (!sizes.complete()) return PlanStatus::deferred(std::move(sizes.unknown));
+    if (!sizes.complete() && policy == UnknownSizes::defer) return PlanStatus::deferred(std::move(sizes.unknown));
+    std::optional<Liveness> filtered;  // a copy only when some owners are dynamic
+    if (!sizes.complete()) filtered = without_owners(live, sizes.unknown);
+    const Liveness& planned = filtered ? *filtered : live;
     ActivationPlan plan;
     if constexpr (strategy == SlotStrategy::greedy_by_size) {
-        detail::assign_slots_by_size(live, sizes.bytes, *naive, plan);
+        detail::assign_slots_by_size(planned, sizes.bytes, *naive, plan);
     } else {
         detail::Schedule schedule;
-        detail::make_schedule(live, schedule);
+        detail::make_schedule(planned, schedule);
         detail::SlotPool pool;
-        detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
+        detail::assign_slots(planned, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
     }
+    plan.dynamic_values = std::move(sizes.unknown);
     return PlanStatus::complete(std::move(plan));
 }
 
@@ -164,7 +171,7 @@ template <activation_graph G, size_oracle Oracle>
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle);
+    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle, options.unknown_sizes);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).

@@ -49,6 +49,9 @@ struct ActivationPlan {
     std::size_t peak_bytes = 0;
     // The baseline of one buffer per owner: the sum of owner sizes.
     std::size_t naive_bytes = 0;
+    // With UnknownSizes::dynamic: the owners of unknown size, ascending id.
+    // They (and their views) have no slot; the executor allocates them.
+    std::vector<ValueId> dynamic_values;
 
     [[nodiscard]] std::size_t num_slots() const noexcept { return slots.size(); }
     // 1 - peak / naive: the fraction of the baseline saved (0 when naive is 0).
@@ -182,6 +185,9 @@ struct ArenaPlan {
     std::size_t arena_bytes = 0;
     std::size_t alignment = 1;
     ArenaStrategy strategy = ArenaStrategy::sweep;
+    // With UnknownSizes::dynamic: the owners of unknown size, ascending id.
+    // They (and their views) have no offset; the executor allocates them.
+    std::vector<ValueId> dynamic_values;
 
     [[nodiscard]] std::optional<std::size_t> offset_of(ValueId v) const noexcept {
         if (v >= offsets.size() || offsets[v] == no_offset) return std::nullopt;
@@ -233,6 +239,8 @@ struct ValidateError {
         bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
         wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
         wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
+        wrong_dynamic_values,  // the plan's dynamic_values are not the owners of unknown size (`value`: the first that differs)
+        dynamic_placed,        // `value` is dynamic (its root owner's size is unknown) but the plan places it
         // Arena plans (validate_arena):
         misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
         outside_arena,         // owner `value` ends past the arena
@@ -283,6 +291,10 @@ struct ValidateError {
                 return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
                        (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
                                                               : std::to_string(size));
+            case Kind::wrong_dynamic_values:
+                return "the plan's dynamic_values differ from the owners of unknown size at " + v(value);
+            case Kind::dynamic_placed:
+                return v(value) + " is dynamic (its size is known only at run time) but the plan places it";
             case Kind::wrong_naive_bytes:
                 return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
                        std::to_string(size);

@@ -30,8 +30,10 @@ struct OwnerSizes {
     // The one-buffer-per-owner total the planners report, or the error they
     // give: with some size unknown there is no total (deferred wins), with
     // every size known an overflowing total is PlanError::size_overflow.
-    [[nodiscard]] expected<std::size_t, PlanError> naive_bytes() const {
-        if (complete() && overflow_at != no_value)
+    // With UnknownSizes::dynamic the known sizes are planned, so their total
+    // must fit even when some are unknown.
+    [[nodiscard]] expected<std::size_t, PlanError> naive_bytes(UnknownSizes policy = UnknownSizes::defer) const {
+        if ((complete() || policy == UnknownSizes::dynamic) && overflow_at != no_value)
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, overflow_at));
         return total;
     }

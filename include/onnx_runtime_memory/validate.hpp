@@ -168,6 +168,37 @@ namespace detail {
     return {};
 }
 
+// The dynamic values (UnknownSizes::dynamic): the plan must list exactly the
+// owners of unknown size, ascending (WrongDynamicValues), and place none of
+// them nor any view of them (DynamicPlaced). Returns the liveness the rest
+// is checked on: without them, or nullopt for `live` itself.
+template <class Placed>
+[[nodiscard]] expected<std::optional<Liveness>, ValidateError> split_dynamic(const Liveness& live,
+                                                                            const OwnerSizes& sizes,
+                                                                            const PlanOptions& options,
+                                                                            const std::vector<ValueId>& claimed,
+                                                                            Placed&& placed) {
+    const auto fail = [](ValidateError::Kind kind, ValueId v) {
+        ValidateError err;
+        err.kind = kind;
+        err.value = v;
+        return unexpected(err);
+    };
+    const bool dynamic = options.unknown_sizes == UnknownSizes::dynamic;
+    const std::vector<ValueId> none;
+    const auto& expected_list = dynamic ? sizes.unknown : none;
+    if (claimed != expected_list) {
+        std::size_t k = 0;
+        while (k < claimed.size() && k < expected_list.size() && claimed[k] == expected_list[k]) ++k;
+        return fail(ValidateError::Kind::wrong_dynamic_values, k < expected_list.size() ? expected_list[k] : claimed[k]);
+    }
+    if (!dynamic || sizes.complete()) return std::optional<Liveness>{};
+    for (std::size_t v = 0; v < live.value_count(); ++v)
+        if (const ValueId r = live.roots[v]; sizes.known(r) == false && live.is_owner(r) && placed(static_cast<ValueId>(v)))
+            return fail(ValidateError::Kind::dynamic_placed, static_cast<ValueId>(v));
+    return std::optional<Liveness>{without_owners(live, sizes.unknown)};
+}
+
 }  // namespace detail
 
 // Validate a plan against the graph, recomputing liveness with the same view
@@ -189,6 +220,10 @@ template <activation_graph G, size_oracle Oracle>
     if (!live) return unexpected(ValidateError::from(live.error()));
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
+    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values,
+                                             [&](ValueId v) { return plan.slot_of(v).has_value(); });
+    if (!split) return unexpected(split.error());
+    if (*split) live = std::move(**split);
     if (auto ok = detail::validate_assignments(*live, plan, sizes); !ok) return ok;
     return validate_liveness(g, views, *live);
 }
@@ -277,6 +312,10 @@ template <activation_graph G, size_oracle Oracle>
     if (!live) return unexpected(ValidateError::from(live.error()));
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
+    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values,
+                                             [&](ValueId v) { return plan.offset_of(v).has_value(); });
+    if (!split) return unexpected(split.error());
+    if (*split) live = std::move(**split);
     std::vector<Buffer> buffers;
     owner_buffers(*live, sizes.bytes, buffers);
     OffsetPlan offsets;

@@ -1,0 +1,125 @@
+// The placement table: one record per value id, from which an executor
+// binds every value of the graph: what it is, whose bytes it uses, how big
+// it is, when it is live, and its slot or offset. Computed on request from
+// the graph and a plan (O(V + E)): planning itself pays nothing for it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "detail/ids.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "liveness.hpp"
+#include "plan_types.hpp"
+#include "sizes.hpp"
+#include "sizing.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory {
+
+enum class ValueKind : std::uint8_t {
+    owner,         // has a buffer of its own in the plan (slot or offset)
+    view,          // aliases its root's bytes: bind it where the root is
+    graph_input,   // supplied by the caller, outside the arena
+    initializer,   // a weight or constant, outside the arena
+    graph_output,  // outside the arena, allocated by the executor (OutputPlacement::external)
+    dynamic,       // size known only at run time: allocated by the executor (UnknownSizes::dynamic)
+    unused,        // produced by no node and no input or weight: nothing to bind
+};
+
+[[nodiscard]] constexpr const char* to_string(ValueKind k) noexcept {
+    switch (k) {
+        case ValueKind::owner: return "owner";
+        case ValueKind::view: return "view";
+        case ValueKind::graph_input: return "graph_input";
+        case ValueKind::initializer: return "initializer";
+        case ValueKind::graph_output: return "graph_output";
+        case ValueKind::dynamic: return "dynamic";
+        case ValueKind::unused: return "unused";
+    }
+    return "unknown";
+}
+
+struct ValuePlacement {
+    ValueKind kind = ValueKind::unused;
+    ValueId root = no_value;             // whose bytes these are: the end of the view chain (itself if no view)
+    std::optional<std::size_t> bytes;    // the root's size, for a planned root (owner, or a view of one)
+    Interval live{};                     // the root's live interval, for a planned root
+    SlotId slot = SlotId::none();        // the root's slot (tables from a slot plan)
+    std::size_t offset = no_offset;      // the root's offset (tables from an arena plan)
+    friend bool operator==(const ValuePlacement&, const ValuePlacement&) = default;
+};
+
+namespace detail {
+
+// The table without slots or offsets: kinds, roots, sizes and intervals.
+template <activation_graph G, class Oracle>
+[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placement_kinds(const G& g, const ViewMap& views,
+                                                                               Oracle& oracle,
+                                                                               const PlanOptions& options,
+                                                                               const std::vector<ValueId>& dynamic) {
+    using T = graph_traits<G>;
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(live.error());
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);
+    const std::size_t V = live->value_count();
+    std::vector<std::uint8_t> outside(V, 0);  // 1: graph input, 2: graph output
+    for (auto x : T::graph_inputs(g))
+        if (const auto v = to_value_id(x, V)) outside[*v] |= 1;
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V)) outside[live->roots[*v]] |= 2;
+    std::vector<ValuePlacement> table(V);
+    for (std::size_t i = 0; i < V; ++i) {
+        const auto v = static_cast<ValueId>(i);
+        ValuePlacement& p = table[i];
+        p.root = live->roots[v];
+        const bool is_dynamic = std::binary_search(dynamic.begin(), dynamic.end(), p.root);
+        if (T::is_initializer(g, v)) p.kind = ValueKind::initializer;
+        else if (p.root != v) p.kind = ValueKind::view;
+        else if (is_dynamic) p.kind = ValueKind::dynamic;
+        else if (live->is_owner(v)) p.kind = ValueKind::owner;
+        else if (outside[v] & 1) p.kind = ValueKind::graph_input;  // an input passed through as an output too
+        else if ((outside[v] & 2) && options.outputs == OutputPlacement::external) p.kind = ValueKind::graph_output;
+        if (live->is_owner(p.root) && !is_dynamic) {
+            p.bytes = sizes.bytes[p.root];
+            p.live = live->intervals[p.root];
+        }
+    }
+    return table;
+}
+
+}  // namespace detail
+
+// The table of a slot plan made with the same views, options and oracle:
+// table[v].slot is the slot that backs v (its root's, for a view).
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
+                                                                          const ActivationPlan& plan, Oracle&& oracle,
+                                                                          const PlanOptions& options = {}) {
+    auto table = detail::placement_kinds(g, views, oracle, options, plan.dynamic_values);
+    if (!table) return table;
+    for (auto& p : *table)
+        if (const auto s = plan.slot_of(p.root); s && p.kind != ValueKind::dynamic) p.slot = *s;
+    return table;
+}
+
+// The table of an arena plan made with the same views, options and oracle:
+// table[v].offset is where v's bytes start in the arena.
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
+                                                                          const ArenaPlan& plan, Oracle&& oracle,
+                                                                          const PlanOptions& options = {}) {
+    auto table = detail::placement_kinds(g, views, oracle, options, plan.dynamic_values);
+    if (!table) return table;
+    for (auto& p : *table)
+        if (const auto o = plan.offset_of(p.root); o && p.kind != ValueKind::dynamic) p.offset = *o;
+    return table;
+}
+
+}  // namespace onnx_runtime_memory

@@ -1,0 +1,177 @@
+// The executor contract: graph outputs outside the arena, values of unknown
+// size planned around (dynamic), and the placement table an executor binds
+// every value from.
+#include <optional>
+#include <vector>
+
+#include "support.hpp"
+
+using orm::ValueKind;
+using test::f32;
+
+namespace {
+
+// x -> A -> a -> B -> b -> Reshape -> y (output, a view of b); A also writes
+// z, which nobody reads. 64 bytes each.
+ir::Graph outputs_graph() {
+    ir::Builder bld("outs");
+    for (auto name : {"a", "b", "z"}) bld.tensor(name, f32, {16});
+    bld.input("x").weight("w").node("A", {"x", "w"}, {"a", "z"}).node("B", {"a"}, {"b"});
+    bld.node("Reshape", {"b"}, {"y"}).output("y");
+    return bld.build();
+}
+
+orm::ViewMap y_views_b(const ir::Graph& g) {
+    orm::ViewMap views;
+    views.insert(test::id(g, "y"), test::id(g, "b"));
+    return views;
+}
+
+}  // namespace
+
+TEST_CASE("outputs outside the arena: an output and what it aliases are not planned") {
+    const auto g = outputs_graph();
+    const auto views = y_views_b(g);
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions external;
+    external.outputs = orm::OutputPlacement::external;
+
+    const auto in_arena = test::plan_ok(g, views);  // the default: b (y's bytes) is in the arena
+    CHECK(test::slot(g, in_arena, "b") >= 0);
+    CHECK(in_arena.naive_bytes == 192);
+
+    const auto plan = test::plan_ok(g, views, external);
+    CHECK(test::slot(g, plan, "b") == -1);  // y's root: allocated by the executor
+    CHECK(test::slot(g, plan, "a") >= 0);
+    CHECK(plan.naive_bytes == 128);  // a and z
+    auto live = orm::compute_liveness(g, views, external);
+    CHECK_FALSE(live->is_owner(test::id(g, "b")));
+
+    auto arena = orm::plan_arena(g, views, oracle, external);
+    REQUIRE(arena.has_value());
+    CHECK_FALSE(arena->plan().offset_of(test::id(g, "b")).has_value());
+    CHECK_FALSE(arena->plan().offset_of(test::id(g, "y")).has_value());
+    CHECK(orm::validate_arena(g, views, arena->plan(), oracle, 64, external).has_value());
+
+    const auto table = orm::placements(g, views, plan, oracle, external);
+    REQUIRE(table.has_value());
+    CHECK((*table)[test::id(g, "b")].kind == ValueKind::graph_output);
+    CHECK((*table)[test::id(g, "y")].kind == ValueKind::view);
+    CHECK((*table)[test::id(g, "y")].root == test::id(g, "b"));
+    CHECK((*table)[test::id(g, "y")].slot.is_none());
+    // A plan that keeps b in the arena does not pass as one with outputs outside: its totals count b.
+    CHECK(orm::validate(g, views, in_arena, oracle, external).error().kind == orm::ValidateError::Kind::wrong_naive_bytes);
+}
+
+TEST_CASE("dynamic values: the rest is planned, they share memory with nothing") {
+    // A NonZero-like node writes nz (size known only at run time); a Slice
+    // views it; the rest is static. 64 bytes each where known.
+    ir::Builder bld("dyn");
+    for (auto name : {"a", "c", "d"}) bld.tensor(name, f32, {16});
+    bld.tensor("nz", ElementType::int64, {"n"});
+    bld.input("x").node("A", {"x"}, {"a"}).node("NonZero", {"a"}, {"nz"}).node("Slice", {"nz"}, {"s"});
+    bld.node("C", {"s", "a"}, {"c"}).node("D", {"c"}, {"d"}).output("d");
+    const auto g = bld.build();
+    orm::ViewMap views;
+    views.insert(test::id(g, "s"), test::id(g, "nz"));
+    const auto oracle = orm::static_size_oracle(g);
+    const ValueId nz = test::id(g, "nz"), s = test::id(g, "s");
+
+    auto deferred = orm::plan_activations(g, views, oracle);  // the default still defers
+    REQUIRE(deferred.has_value());
+    CHECK(deferred->is_deferred());
+    CHECK(deferred->unknown_sizes() == std::vector<ValueId>{nz});
+
+    orm::PlanOptions dynamic;
+    dynamic.unknown_sizes = orm::UnknownSizes::dynamic;
+    auto status = orm::plan_activations(g, views, oracle, dynamic);
+    REQUIRE(status.has_value());
+    REQUIRE(status->is_complete());
+    const auto& plan = status->plan();
+    CHECK(plan.dynamic_values == std::vector<ValueId>{nz});
+    CHECK_FALSE(plan.slot_of(nz).has_value());
+    CHECK(plan.naive_bytes == 192);  // a, c, d
+    CHECK(orm::validate(g, views, plan, oracle, dynamic).has_value());
+
+    auto arena = orm::plan_arena(g, views, oracle, dynamic);
+    REQUIRE(arena.has_value());
+    REQUIRE(arena->is_complete());
+    CHECK(arena->plan().dynamic_values == std::vector<ValueId>{nz});
+    CHECK_FALSE(arena->plan().offset_of(nz).has_value());
+    CHECK_FALSE(arena->plan().offset_of(s).has_value());
+    CHECK(orm::validate_arena(g, views, arena->plan(), oracle, 64, dynamic).has_value());
+
+    const auto table = orm::placements(g, views, arena->plan(), oracle, dynamic);
+    REQUIRE(table.has_value());
+    CHECK((*table)[nz].kind == ValueKind::dynamic);
+    CHECK((*table)[s].kind == ValueKind::view);
+    CHECK((*table)[s].root == nz);
+    CHECK((*table)[s].offset == orm::no_offset);
+    CHECK_FALSE((*table)[nz].bytes.has_value());
+
+    SECTION("validate believes nothing about the dynamic values") {
+        auto p = plan;
+        p.dynamic_values.clear();  // the executor would not allocate nz
+        auto r = orm::validate(g, views, p, oracle, dynamic);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == orm::ValidateError::Kind::wrong_dynamic_values);
+        CHECK(r.error().value == nz);
+        p = plan;
+        p.assignments[nz] = orm::SlotId{0};  // a dynamic value in a planned slot
+        r = orm::validate(g, views, p, oracle, dynamic);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == orm::ValidateError::Kind::dynamic_placed);
+        auto a = arena->plan();
+        a.offsets[s] = 0;  // a view of a dynamic value inside the arena
+        auto ra = orm::validate_arena(g, views, a, oracle, 64, dynamic);
+        REQUIRE_FALSE(ra.has_value());
+        CHECK(ra.error().kind == orm::ValidateError::Kind::dynamic_placed);
+        CHECK(ra.error().value == s);
+        // A plan made with dynamic values does not validate as a deferring one, nor the reverse.
+        CHECK(orm::validate(g, views, plan, oracle).error().kind == orm::ValidateError::Kind::wrong_dynamic_values);
+    }
+    SECTION("an overflowing total of the known sizes is still an error") {
+        auto huge = [&](ValueId v) -> std::optional<std::size_t> {
+            if (v == nz) return std::nullopt;
+            return SIZE_MAX / 2;
+        };
+        auto r = orm::plan_activations(g, views, huge, dynamic);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == orm::PlanError::Kind::size_overflow);
+    }
+}
+
+TEST_CASE("the placement table covers every value: kinds, roots, sizes, intervals, slots and offsets") {
+    const auto g = outputs_graph();
+    const auto views = y_views_b(g);
+    const auto oracle = orm::static_size_oracle(g);
+    const auto plan = test::plan_ok(g, views);
+    auto arena = orm::plan_arena(g, views, oracle);
+    REQUIRE(arena.has_value());
+    const auto slots = orm::placements(g, views, plan, oracle);
+    const auto offsets = orm::placements(g, views, arena->plan(), oracle);
+    REQUIRE(slots.has_value());
+    REQUIRE(offsets.has_value());
+    REQUIRE(slots->size() == g.value_count());
+    const auto at = [&](const char* name) { return (*slots)[test::id(g, name)]; };
+    CHECK(at("x").kind == ValueKind::graph_input);
+    CHECK(at("w").kind == ValueKind::initializer);
+    CHECK(at("a").kind == ValueKind::owner);
+    CHECK(at("z").kind == ValueKind::owner);  // written, never read: live at its producer only
+    CHECK(at("z").live == orm::Interval{0, 0});
+    CHECK(at("b").kind == ValueKind::owner);
+    CHECK(at("b").live == orm::Interval{1, 2});
+    CHECK(at("y").kind == ValueKind::view);
+    CHECK(at("y").root == test::id(g, "b"));
+    CHECK(at("y").bytes == 64);
+    CHECK(at("y").slot == at("b").slot);
+    CHECK(at("a").slot == plan.assignments[test::id(g, "a")]);
+    for (ValueId v = 0; v < g.value_count(); ++v) {
+        const auto& p = (*offsets)[v];
+        CHECK(p.kind == (*slots)[v].kind);
+        if (p.kind == ValueKind::owner || p.kind == ValueKind::view) CHECK(p.offset == *arena->plan().offset_of(p.root));
+        else CHECK(p.offset == orm::no_offset);
+    }
+    CHECK_FALSE(orm::placements(g, views, plan, [](ValueId) { return std::optional<std::size_t>(1); },
+                                orm::PlanOptions{}) == slots);  // sizes come from the oracle given
+}
