@@ -18,6 +18,9 @@
 //   --search N             randomised skyline restarts for the arena (default 0)
 //   --time-limit-ms N      stop those searches after N ms (default: no limit)
 //   --svg FILE             draw the plan as a memory timeline (one file only)
+//   --outputs arena|external  graph outputs in the arena (default) or allocated by the executor
+//   --unknown defer|dynamic   unknown sizes defer the plan (default), or are left to run time
+//   --placements FILE      write every value's placement as JSON (one file only)
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
 #include <onnx_runtime_memory/fmt.hpp>
@@ -54,13 +57,15 @@ struct Args {
     orm::SymbolBounds bounds;
     orm::ArenaOptions arena;
     std::string svg;
+    std::string placements;
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
 
 constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
-    "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE] FILE|DIR\n"
+    "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
+    "                  [--outputs arena|external] [--unknown defer|dynamic] [--placements FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -160,7 +165,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     const auto t_plan = std::chrono::steady_clock::now();
     auto live = orm::compute_liveness(a.g, a.views, args.options);
     if (!live) return fmt::format("{}: {}", path, ir::describe(a.g, live.error()));
-    auto status = orm::plan_activations(*live, oracle);
+    auto status = orm::plan_activations(a.g, a.views, oracle, args.options);
     a.plan_us = micros_since(t_plan);
     if (!status) return fmt::format("{}: {}", path, ir::describe(a.g, status.error()));
     a.live = std::move(*live);
@@ -178,12 +183,13 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     if (auto ok = orm::validate(a.g, a.views, plan, oracle, args.options); !ok)
         return fmt::format("{}: the slot plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     const auto t_arena = std::chrono::steady_clock::now();
-    auto arena = orm::plan_arena(a.live, oracle, args.arena);
+    auto arena = orm::plan_arena(a.g, a.views, oracle, args.options, args.arena);
     a.arena_us = micros_since(t_arena);
     if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
     a.arena = std::move(*arena).plan();
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, args.options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+    a.live = orm::without_owners(std::move(a.live), plan.dynamic_values);  // the planned owners, for the report
     a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
 
     // Live bytes by position: a difference array, O(owners + positions).
@@ -200,6 +206,13 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     return std::nullopt;
 }
 
+// A JSON list of value names: "a","b".
+std::string names(const ir::Graph& g, const std::vector<orm::ValueId>& values) {
+    std::string out;
+    for (orm::ValueId v : values) out += (out.empty() ? "" : ",") + json_string(g.value_name(v));
+    return out;
+}
+
 void print_json(const Analysis& a) {
     const bool complete = a.status->is_complete();
     const orm::ActivationPlan none;
@@ -209,7 +222,7 @@ void print_json(const Analysis& a) {
         "{{\"graph\":{},\"file\":{},\"status\":\"{}\",\"nodes\":{},\"values\":{},\"owners\":{},\"views\":{},"
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
         "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"arena_strategy\":{},"
-        "\"alignment\":{},\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}}}\n",
+        "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
         p.savings_ratio(), a.status->unknown_sizes().size(),
@@ -217,7 +230,8 @@ void print_json(const Analysis& a) {
         number(a.bounds ? std::optional(a.bounds->slot_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
-        number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), a.load_us, a.plan_us, a.arena_us);
+        number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
+        a.plan_us, a.arena_us);
 }
 
 void print_report(const Analysis& a) {
@@ -236,8 +250,13 @@ void print_report(const Analysis& a) {
     }
     const auto& p = a.status->plan();
     const auto& lb = *a.bounds;
+    if (!p.dynamic_values.empty()) {
+        fmt::print("  dynamic: {} owners of unknown size left to run time, e.g.\n", p.dynamic_values.size());
+        for (std::size_t k = 0; k < p.dynamic_values.size() && k < 4; ++k)
+            fmt::print("    {}\n", g.value_name(p.dynamic_values[k]));
+    }
     fmt::print("  one buffer per value   {:>10}  ({} bytes)\n", human(p.naive_bytes), p.naive_bytes);
-    fmt::print("  slot plan (seed)       {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", human(p.peak_bytes),
+    fmt::print("  slot plan (best fit)   {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", human(p.peak_bytes),
                p.num_slots(), 100.0 * p.savings_ratio(),
                p.peak_bytes ? static_cast<double>(p.naive_bytes) / static_cast<double>(p.peak_bytes) : 1.0);
     std::vector<orm::SlotInfo> slots = p.slots;
@@ -308,6 +327,34 @@ bool write_svg(const Analysis& a, const std::string& path) {
     return !ec;
 }
 
+// Every value's placement in both plans, as JSON: {"values": [{"name",
+// "kind", "root", "bytes", "first", "last", "slot", "offset"}, ...]}, null
+// where a field does not apply.
+std::optional<std::string> write_placements(const Analysis& a, const Args& args, const std::string& path) {
+    const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
+    const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, args.options);
+    const auto offsets = orm::placements(a.g, a.views, *a.arena, oracle, args.options);
+    if (!slots || !offsets) return "cannot place the values";
+    const auto number = [](auto n, bool has) { return has ? fmt::format("{}", n) : std::string("null"); };
+    std::string out = "{\"values\":[";
+    for (orm::ValueId v = 0; v < a.g.value_count(); ++v) {
+        const auto& s = (*slots)[v];
+        const auto& o = (*offsets)[v];
+        const bool planned = s.bytes.has_value();
+        out += fmt::format("{}{{\"name\":{},\"kind\":\"{}\",\"root\":{},\"bytes\":{},\"first\":{},\"last\":{},\"slot\":{},"
+                           "\"offset\":{}}}",
+                           v ? ",\n" : "\n", json_string(a.g.value_name(v)), orm::to_string(s.kind),
+                           json_string(a.g.value_name(s.root)), number(s.bytes.value_or(0), planned),
+                           number(s.live.def, planned), number(s.live.use_end, planned),
+                           number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset));
+    }
+    out += "\n]}\n";
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << out;
+    if (!file.flush()) return "cannot write " + path;
+    return std::nullopt;
+}
+
 int run_one(const std::string& path, const Args& args, bool one_line) {
     Analysis a;
     if (auto error = analyze(path, args, a)) {
@@ -317,6 +364,16 @@ int run_one(const std::string& path, const Args& args, bool one_line) {
     if (args.json) print_json(a);
     else if (one_line) print_line(a);
     else print_report(a);
+    if (!args.placements.empty()) {
+        if (a.status->is_deferred()) {
+            fmt::print(stderr, "plan_graph: {}: no placements of a deferred plan (give --bounds or --unknown dynamic)\n", path);
+            return failed;
+        }
+        if (auto error = write_placements(a, args, args.placements)) {
+            fmt::print(stderr, "plan_graph: {}\n", *error);
+            return failed;
+        }
+    }
     if (!args.svg.empty()) {
         if (a.status->is_deferred()) {
             fmt::print(stderr, "plan_graph: {}: no picture of a deferred plan (give --bounds)\n", path);
@@ -372,6 +429,18 @@ int main(int argc, char** argv) {
                 args.arena.time_limit = *n > static_cast<std::size_t>(most) ? std::chrono::microseconds::max()
                                                                              : std::chrono::milliseconds(*n);
             }
+        } else if (a == "--outputs" || a == "--unknown") {
+            const auto v = value();
+            if (a == "--outputs" && v && (*v == "arena" || *v == "external"))
+                args.options.outputs = *v == "external" ? orm::OutputPlacement::external : orm::OutputPlacement::in_arena;
+            else if (a == "--unknown" && v && (*v == "defer" || *v == "dynamic"))
+                args.options.unknown_sizes = *v == "dynamic" ? orm::UnknownSizes::dynamic : orm::UnknownSizes::defer;
+            else
+                return usage(a == "--outputs" ? "--outputs takes arena or external" : "--unknown takes defer or dynamic");
+        } else if (a == "--placements") {
+            const auto v = value();
+            if (!v) return usage("--placements needs a file name");
+            args.placements = *v;
         } else if (a == "--svg") {
             const auto v = value();
             if (!v) return usage("--svg needs a file name");
@@ -388,6 +457,7 @@ int main(int argc, char** argv) {
     std::error_code ec;
     if (!std::filesystem::is_directory(path, ec)) return run_one(path, args, false);
     if (!args.svg.empty()) return usage("--svg draws one file, not a directory");
+    if (!args.placements.empty()) return usage("--placements writes one file's table, not a directory's");
     std::vector<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(path, ec))
         if (e.path().extension() == ".graph" || e.path().extension() == ".csv") files.push_back(e.path().string());

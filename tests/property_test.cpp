@@ -382,6 +382,45 @@ std::string check_case(const Case& c, std::uint64_t seed) {
     return {};
 }
 
+// ---- the executor's policies: outputs outside, unknown sizes dynamic ----
+std::string check_policies(const Case& c, std::uint64_t seed) {
+    const auto views = c.view_map();
+    const auto oracle = c.static_oracle();  // symbolic sizes are unknown: dynamic values
+    orm::PlanOptions o = c.options();
+    o.outputs = seed % 2 ? orm::OutputPlacement::external : orm::OutputPlacement::in_arena;
+    o.unknown_sizes = orm::UnknownSizes::dynamic;
+    auto slots = orm::plan_activations(c, views, oracle, o);
+    if (!slots) return slots.error().kind == orm::PlanError::Kind::size_overflow ? "" : "policies: " + slots.error().message();
+    if (!slots->is_complete()) return "policies: deferred with UnknownSizes::dynamic";
+    const auto& plan = slots->plan();
+    if (auto ok = orm::validate(c, views, plan, oracle, o); !ok) return "policies, slots: " + ok.error().message();
+    auto arena = orm::plan_arena(c, views, oracle, o, orm::ArenaOptions{});
+    if (!arena) return arena.error().kind == orm::PlanError::Kind::size_overflow ? "" : "policies: " + arena.error().message();
+    if (auto ok = orm::validate_arena(c, views, arena->plan(), oracle, 64, o); !ok)
+        return "policies, arena: " + ok.error().message();
+    // From the contract's words: no graph output (nor what it aliases) is placed when outside; no
+    // value of unknown size (nor a view of one) is placed; the dynamic list is exactly those owners.
+    const auto table = orm::placements(c, views, arena->plan(), oracle, o);
+    if (!table) return "placements: " + table.error().message();
+    std::vector<ValueId> dynamic;
+    for (ValueId v = 0; v < c.values; ++v) {
+        const ValueId r = follow_views(c, v);
+        const auto& p = (*table)[v];
+        if (p.root != r) return "placements: a root differs from the view chain's end";
+        const bool placed = p.offset != orm::no_offset;
+        if (placed != (p.kind == orm::ValueKind::owner || (p.kind == orm::ValueKind::view && (*table)[r].kind == orm::ValueKind::owner)))
+            return "placements: placed exactly the owners and their views";
+        if (o.outputs == orm::OutputPlacement::external && placed &&
+            std::find(c.outputs.begin(), c.outputs.end(), v) != c.outputs.end())
+            return "a graph output is in the arena with OutputPlacement::external";
+        if (p.kind == orm::ValueKind::dynamic) dynamic.push_back(v);
+        if (placed && !c.size[r]) return "a value of unknown size is in the arena";
+    }
+    if (dynamic != arena->plan().dynamic_values || dynamic != plan.dynamic_values)
+        return "the dynamic values differ from the owners of unknown size";
+    return {};
+}
+
 // ---- arena plans: valid, between the lower bound and the slot plan laid out ----
 std::string check_arena(const Case& c, std::uint64_t seed) {
     const auto views = c.view_map();
@@ -573,6 +612,7 @@ TEST_CASE("property: random graphs plan exactly as the reference, validate, and 
         const auto failure = [seed](const Case& d) {
             auto e = check_case(d, seed);
             if (e.empty()) e = check_mutations(d, seed);
+            if (e.empty()) e = check_policies(d, seed);
             return e.empty() ? check_arena(d, seed) : e;
         };
         if (const std::string what = failure(c); !what.empty()) {
