@@ -104,7 +104,12 @@ struct MiniMallocInstance {
         outs[b.first].push_back(v);
         if (b.last > b.first) ins[b.last].push_back(v);
     }
-    for (std::size_t n = 0; n < nodes; ++n) g.add_node("t" + std::to_string(inst->times[n]), ins[n], outs[n]);
+    std::string op;
+    for (std::size_t n = 0; n < nodes; ++n) {
+        op.assign("t");  // built with append: g++ 12 warns falsely (-Wrestrict) on "t" + std::to_string(...) at -O2
+        op += std::to_string(inst->times[n]);
+        g.add_node(op, ins[n], outs[n]);
+    }
     return g;
 }
 

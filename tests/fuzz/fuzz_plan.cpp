@@ -6,7 +6,8 @@
 // hunt. Hostile shapes too: the same graph through 128-bit ids (some pushed
 // past 2^64) and through ranges that change on every call; a tampered
 // liveness handed back in; tampered plans, which validate must reject
-// unless they are truly safe.
+// unless they are truly safe; the executor's policies (outputs outside the
+// arena, unknown sizes dynamic).
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -193,6 +194,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         (void)orm::topological_order(unstable);
         (void)orm::plan_activations(unstable, views, oracle, options);
         (void)orm::compute_liveness(unstable, views, options);
+    }
+    {
+        // The executor's policies: outputs outside, unknown sizes dynamic. Plans that validate.
+        orm::PlanOptions policies = options;
+        policies.outputs = h % 2 ? orm::OutputPlacement::external : orm::OutputPlacement::in_arena;
+        policies.unknown_sizes = orm::UnknownSizes::dynamic;
+        if (auto s = orm::plan_activations(*g, views, oracle, policies); s && s->is_complete())
+            if (auto ok = orm::validate(*g, views, s->plan(), oracle, policies); !ok) {
+                std::fprintf(stderr, "INVALID PLAN (policies): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
+        if (auto a = orm::plan_arena(*g, views, oracle, policies, orm::ArenaOptions{}); a && a->is_complete())
+            if (auto ok = orm::validate_arena(*g, views, a->plan(), oracle, 64, policies); !ok) {
+                std::fprintf(stderr, "INVALID ARENA (policies): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
     }
     if (auto live = orm::compute_liveness(*g, views, options)) {
         // The graph-free layer on the owners, handed in reversed: offsets that validate.
