@@ -8,7 +8,9 @@
 #pragma once
 
 #include <concepts>
+#include <cstdio>
 #include <cstdlib>
+#include <source_location>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -31,9 +33,15 @@ template <class E>
 unexpected(E) -> unexpected<E>;
 
 namespace detail {
-// Accessing the wrong alternative is a caller bug, not bad input: stop at
-// once instead of reading garbage (works with exceptions disabled).
-[[noreturn]] inline void bad_expected_access() noexcept { std::abort(); }
+// Accessing the wrong alternative is a caller bug, not bad input: say what
+// was misused and where, then stop at once instead of reading garbage
+// (works with exceptions disabled).
+[[noreturn]] inline void bad_access(const char* what, std::source_location where) noexcept {
+    std::fprintf(stderr, "onnx_runtime_memory: %s, at %s:%u (%s)\n", what, where.file_name(),
+                 static_cast<unsigned>(where.line()), where.function_name());
+    std::fflush(stderr);
+    std::abort();
+}
 
 template <class T>
 inline constexpr bool is_unexpected = false;
@@ -83,24 +91,26 @@ public:
     [[nodiscard]] constexpr bool has_value() const noexcept { return has_value_; }
     constexpr explicit operator bool() const noexcept { return has_value_; }
 
-    [[nodiscard]] constexpr const T& value() const& {
-        if (!has_value_) detail::bad_expected_access();
+    // Misuse (the value of an error, the error of a value) is reported with
+    // the caller's file and line, then aborts.
+    [[nodiscard]] constexpr const T& value(std::source_location at = std::source_location::current()) const& {
+        if (!has_value_) detail::bad_access(no_value_message, at);
         return value_;
     }
-    [[nodiscard]] constexpr T& value() & {
-        if (!has_value_) detail::bad_expected_access();
+    [[nodiscard]] constexpr T& value(std::source_location at = std::source_location::current()) & {
+        if (!has_value_) detail::bad_access(no_value_message, at);
         return value_;
     }
-    [[nodiscard]] constexpr T&& value() && {
-        if (!has_value_) detail::bad_expected_access();
+    [[nodiscard]] constexpr T&& value(std::source_location at = std::source_location::current()) && {
+        if (!has_value_) detail::bad_access(no_value_message, at);
         return std::move(value_);
     }
-    [[nodiscard]] constexpr const E& error() const& {
-        if (has_value_) detail::bad_expected_access();
+    [[nodiscard]] constexpr const E& error(std::source_location at = std::source_location::current()) const& {
+        if (has_value_) detail::bad_access(no_error_message, at);
         return error_;
     }
-    [[nodiscard]] constexpr E&& error() && {
-        if (has_value_) detail::bad_expected_access();
+    [[nodiscard]] constexpr E&& error(std::source_location at = std::source_location::current()) && {
+        if (has_value_) detail::bad_access(no_error_message, at);
         return std::move(error_);
     }
     template <class U>
@@ -126,6 +136,10 @@ public:
     constexpr T* operator->() { return &value(); }
 
 private:
+    static constexpr const char* no_value_message =
+        "value() (or * or ->) of an expected that holds an error: check has_value() first";
+    static constexpr const char* no_error_message = "error() of an expected that holds a value: check has_value() first";
+
     template <class Other>
     void construct_from(Other&& other) {
         if (has_value_) ::new (static_cast<void*>(&value_)) T(std::forward<Other>(other).value_);
@@ -158,11 +172,11 @@ public:
 
     [[nodiscard]] constexpr bool has_value() const noexcept { return !failed_; }
     constexpr explicit operator bool() const noexcept { return has_value(); }
-    constexpr void value() const {
-        if (failed_) detail::bad_expected_access();
+    constexpr void value(std::source_location at = std::source_location::current()) const {
+        if (failed_) detail::bad_access("value() of an expected<void> that holds an error: check has_value() first", at);
     }
-    [[nodiscard]] constexpr const E& error() const& {
-        if (!failed_) detail::bad_expected_access();
+    [[nodiscard]] constexpr const E& error(std::source_location at = std::source_location::current()) const& {
+        if (!failed_) detail::bad_access("error() of an expected<void> that holds no error: check has_value() first", at);
         return error_;
     }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,13 +89,14 @@ public:
     [[nodiscard]] bool is_complete() const noexcept { return !deferred_; }
     [[nodiscard]] bool is_deferred() const noexcept { return deferred_; }
 
-    // The plan; calling it on a deferred status is a caller bug (aborts).
-    [[nodiscard]] const Plan& plan() const& {
-        if (deferred_) detail::bad_expected_access();
+    // The plan; calling it on a deferred status is a caller bug: reported
+    // with the caller's file and line, then it aborts.
+    [[nodiscard]] const Plan& plan(std::source_location at = std::source_location::current()) const& {
+        if (deferred_) detail::bad_access(deferred_message, at);
         return plan_;
     }
-    [[nodiscard]] Plan&& plan() && {
-        if (deferred_) detail::bad_expected_access();
+    [[nodiscard]] Plan&& plan(std::source_location at = std::source_location::current()) && {
+        if (deferred_) detail::bad_access(deferred_message, at);
         return std::move(plan_);
     }
     // Owners whose size is unknown, ascending id (empty when complete).
@@ -103,6 +105,8 @@ public:
     friend bool operator==(const BasicPlanStatus&, const BasicPlanStatus&) = default;
 
 private:
+    static constexpr const char* deferred_message =
+        "plan() of a deferred status (some sizes are unknown: see unknown_sizes()): check is_complete() first";
     BasicPlanStatus() = default;
     Plan plan_;
     std::vector<ValueId> unknown_;
