@@ -180,6 +180,44 @@ TEST_CASE("ActivationPlanner: re-planning with new sizes matches planning afresh
     REQUIRE_FALSE(bad.has_value());
 }
 
+TEST_CASE("ArenaPlanner: re-planning offsets with new sizes matches plan_arena, strategy for strategy") {
+    // A diamond with a skip: the sweep alone does not always reach the bound.
+    ir::Builder bld("replan");
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"a"}, {"c"});
+    bld.node("D", {"b", "c"}, {"d"}).node("E", {"d", "a"}, {"e"}).node("F", {"e"}, {"f"}).output("f");
+    const auto g = bld.build();
+    for (std::size_t limit : {std::size_t{0}, std::size_t{20000}}) {
+        orm::ArenaOptions o;
+        o.quadratic_limit = limit;  // 0: the sweep alone (allocation-free); else the portfolio
+        o.alignment = 16;
+        auto planner = orm::ArenaPlanner::create(g, {}, {}, o);
+        REQUIRE(planner.has_value());
+        orm::ArenaPlan plan;
+        for (std::size_t scale : {1u, 3u, 2u, 7u, 1u}) {
+            INFO("quadratic_limit " << limit << ", scale " << scale);
+            const auto oracle = [&](ValueId v) { return std::optional<std::size_t>(scale * ((v * 37) % 11 + 1) * 24); };
+            auto outcome = planner->plan(oracle, plan);
+            REQUIRE(outcome.has_value());
+            CHECK(*outcome == orm::ArenaPlanner::Outcome::complete);
+            auto fresh = orm::plan_arena(g, {}, oracle, {}, o);
+            REQUIRE(fresh.has_value());
+            CHECK(plan == fresh->plan());
+            CHECK(orm::validate_arena(g, {}, plan, oracle, 16).has_value());
+            auto live = orm::compute_liveness(g, {});
+            CHECK(planner->lower_bound_bytes() == orm::lower_bounds(*live, oracle, 16)->offset_bytes);
+        }
+        auto deferred = planner->plan([](ValueId v) { return v == 1 ? std::optional<std::size_t>() : 8u; }, plan);
+        REQUIRE(deferred.has_value());
+        CHECK(*deferred == orm::ArenaPlanner::Outcome::deferred);
+        CHECK(planner->unknown_sizes() == std::vector<ValueId>{1});
+    }
+    orm::Liveness tampered = *orm::compute_liveness(g, {});
+    tampered.intervals[1].use_end = 99;
+    orm::ArenaPlanner bad(tampered);
+    orm::ArenaPlan out;
+    CHECK(bad.plan([](ValueId) { return 8u; }, out).error().kind == orm::PlanError::Kind::bad_liveness);
+}
+
 // ---- the real models and the MiniMalloc instances (ONNX_RUNTIME_MEMORY_DATA_DIR) ----
 #if ORM_HAVE_DATA
 namespace {

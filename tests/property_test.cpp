@@ -434,6 +434,12 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     const auto& plan = status->plan();
     if (auto ok = orm::validate_arena(c, views, plan, oracle, o.alignment, c.options()); !ok)
         return std::string("validate_arena (") + orm::to_string(plan.strategy) + "): " + ok.error().message();
+    {  // the re-planner plans exactly as plan_arena, the second time from kept memory
+        auto planner = orm::ArenaPlanner::create(c, views, c.options(), o);
+        orm::ArenaPlan again;
+        for (int k = 0; k < 2; ++k)
+            if (!planner || !planner->plan(oracle, again) || !(again == plan)) return "ArenaPlanner differs from plan_arena";
+    }
     auto live = orm::compute_liveness(c, views, c.options());
     const auto bounds = orm::lower_bounds(*live, oracle, o.alignment);
     auto slots = orm::plan_activations(*live, oracle);

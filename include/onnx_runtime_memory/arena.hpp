@@ -131,4 +131,116 @@ template <activation_graph G, size_oracle Oracle>
     return detail::plan_owner_offsets(*live, oracle, options, plan_options.unknown_sizes);
 }
 
+// Plans one graph's arena again and again as sizes change (dynamic shapes:
+// new offsets every request). The liveness is computed once; each plan()
+// sizes the owners and places them, reusing every buffer. When the sweep
+// alone decides (it reaches the lower bound, or there are more owners than
+// options.quadratic_limit: set it to 0 for the sweep always), planning
+// allocates nothing after the first plan of the largest size; otherwise the
+// other strategies run as plan_arena runs them. Every plan equals
+// plan_arena's with the same liveness, oracle and options. Unknown sizes
+// defer (UnknownSizes::dynamic is plan_arena's).
+class ArenaPlanner {
+public:
+    enum class Outcome : std::uint8_t { complete, deferred };
+
+    // A liveness of the wrong shape (check_liveness) is kept out: every
+    // plan() then returns its PlanError::bad_liveness.
+    explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}) : live_(std::move(live)), options_(options) {
+        if (auto ok = check_liveness(live_); !ok) {
+            error_ = ok.error();
+            live_ = Liveness{};
+            return;
+        }
+        detail::make_schedule(live_, schedule_);
+        sizes_.bytes.reserve(live_.value_count());
+        sizes_.unknown.reserve(live_.owners.size());
+    }
+    template <activation_graph G>
+    [[nodiscard]] static expected<ArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
+                                                                  const PlanOptions& plan_options = {},
+                                                                  const ArenaOptions& options = {}) {
+        auto live = compute_liveness(g, views, plan_options);
+        if (!live) return unexpected(live.error());
+        return ArenaPlanner(std::move(*live), options);
+    }
+
+    // Plans with this request's sizes into `out`, reusing its memory. On
+    // deferred, unknown_sizes() lists the owners the oracle did not know and
+    // `out` is left as it was.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ArenaPlan& out) {
+        if (error_) return unexpected(*error_);
+        size_owners(live_, oracle, sizes_);
+        auto naive = sizes_.naive_bytes();
+        if (!naive) return unexpected(naive.error());
+        if (!sizes_.complete()) return Outcome::deferred;
+        const std::size_t alignment = std::max<std::size_t>(options_.alignment, 1);
+        owner_buffers(live_, sizes_.bytes, buffers_);
+        if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok) {
+            PlanError e = ok.error();
+            e.value = live_.owners[static_cast<std::size_t>(e.value)];
+            return unexpected(e);
+        }
+        bound_ = detail::peak_live_bytes(buffers_, alignment, born_, dying_);
+        std::size_t arena = detail::sweep(columns_, offset_, sweep_);
+        ArenaStrategy strategy = ArenaStrategy::sweep;
+        if (arena > bound_ && columns_.count() <= options_.quadratic_limit) {  // the portfolio, as plan_offsets runs it
+            detail::Placement best = detail::place_buffers(columns_, options_, bound_);
+            offset_ = std::move(best.offset);
+            arena = best.arena;
+            strategy = best.strategy;
+        }
+        out.offsets.assign(live_.value_count(), no_offset);
+        out.dynamic_values.clear();
+        out.alignment = alignment;
+        if (arena > bound_ && slots_laid_out(*naive, alignment) < arena) {  // the best-fit slot plan, laid out
+            out.arena_bytes = slot_top_;
+            out.strategy = ArenaStrategy::slots;
+            for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
+        } else {
+            out.arena_bytes = arena;
+            out.strategy = strategy;
+            for (std::size_t i = 0; i < columns_.count(); ++i) out.offsets[live_.owners[columns_.value[i]]] = offset_[i];
+        }
+        detail::place_views(live_, out.offsets);
+        return Outcome::complete;
+    }
+
+    [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
+    // The last complete plan's lower bound (sizes rounded up to the alignment).
+    [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return bound_; }
+
+private:
+    // Lays out the best-fit slot plan as arena_from_slots does, into kept
+    // memory; returns its arena size (SIZE_MAX if it overflows).
+    std::size_t slots_laid_out(std::size_t naive, std::size_t alignment) {
+        detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_);
+        slot_offset_.resize(slots_.slots.size());
+        slot_top_ = 0;
+        for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
+            slot_offset_[s] = slot_top_;
+            std::size_t c = 0;
+            if (detail::align_up_overflows(slots_.slots[s].capacity, alignment, c) ||
+                detail::add_overflows(slot_top_, c, slot_top_))
+                return detail::size_max;
+        }
+        return slot_top_;
+    }
+
+    Liveness live_;
+    ArenaOptions options_;
+    OwnerSizes sizes_;
+    std::vector<Buffer> buffers_;
+    detail::Buffers columns_;
+    std::vector<std::size_t> offset_, born_, dying_, slot_offset_;
+    detail::SweepSpace sweep_;
+    detail::Schedule schedule_;
+    detail::SlotPool pool_;
+    ActivationPlan slots_;
+    std::size_t bound_ = 0, slot_top_ = 0;
+    std::optional<PlanError> error_;
+};
+
 }  // namespace onnx_runtime_memory

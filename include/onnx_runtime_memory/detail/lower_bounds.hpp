@@ -35,9 +35,13 @@ namespace onnx_runtime_memory::detail {
 
 // The largest total live at one time, each size rounded up to `alignment`:
 // no arena of offsets can be smaller. O(n + T).
-[[nodiscard]] inline std::size_t peak_live_bytes(std::span<const Buffer> buffers, std::size_t alignment) {
+// `born` and `dying` are working memory a caller may keep (no allocation
+// once they are big enough).
+[[nodiscard]] inline std::size_t peak_live_bytes(std::span<const Buffer> buffers, std::size_t alignment,
+                                                 std::vector<std::size_t>& born, std::vector<std::size_t>& dying) {
     const std::size_t positions = time_span(buffers);
-    std::vector<std::size_t> born(positions, 0), dying(positions, 0);
+    born.assign(positions, 0);
+    dying.assign(positions, 0);
     for (const Buffer& b : buffers) {
         const std::size_t s = saturating_align_up(b.size, alignment);
         born[b.first] = saturating_add(born[b.first], s);
@@ -50,6 +54,10 @@ namespace onnx_runtime_memory::detail {
         live_bytes -= std::min(live_bytes, dying[p]);
     }
     return best;
+}
+[[nodiscard]] inline std::size_t peak_live_bytes(std::span<const Buffer> buffers, std::size_t alignment) {
+    std::vector<std::size_t> born, dying;
+    return peak_live_bytes(buffers, alignment, born, dying);
 }
 
 // The slot bound: the k-th slot must hold the largest k-th live size over

@@ -16,12 +16,25 @@ namespace onnx_runtime_memory::detail {
 // free gap (smallest, then lowest), else at the top; free it after its last
 // use, merging free neighbours. Free gaps live in two treap indexes (by
 // size, by offset) over a pool of gap ids. O(n log n).
-[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset) {
+// The sweep's working memory, kept by a caller that sweeps again and again
+// (ArenaPlanner): after the first sweep of a size, none allocates.
+struct SweepSpace {
+    std::vector<std::size_t> gap_off, gap_size;
+    std::vector<std::uint32_t> spare;   // gap ids to reuse
+    std::vector<std::uint32_t> by_end;  // buffers by end (stable), by counting sort
+    std::vector<std::uint32_t> count;   // by position
+    TreapIndex by_size, by_off;
+};
+
+[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset, SweepSpace& space) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
-    std::vector<std::size_t> gap_off, gap_size;
-    std::vector<std::uint32_t> spare;  // gap ids to reuse
-    TreapIndex by_size, by_off;
+    auto& [gap_off, gap_size, spare, by_end, count, by_size, by_off] = space;
+    gap_off.clear();
+    gap_size.clear();
+    spare.clear();
+    by_size.clear();
+    by_off.clear();
     const auto size_less = [&](std::uint32_t x, std::uint32_t y) {
         return gap_size[x] != gap_size[y] ? gap_size[x] < gap_size[y] : gap_off[x] < gap_off[y];
     };
@@ -46,10 +59,15 @@ namespace onnx_runtime_memory::detail {
         by_off.erase(id, off_less);
         spare.push_back(id);
     };
-    // Buffers by def (they are in (def, id) order already) and by end.
-    std::vector<std::uint32_t> by_end(n);
-    std::iota(by_end.begin(), by_end.end(), 0u);
-    std::stable_sort(by_end.begin(), by_end.end(), [&](std::uint32_t x, std::uint32_t y) { return b.end[x] < b.end[y]; });
+    // Buffers by def (they are in (def, id) order already) and by end,
+    // ties in buffer order: a counting sort over positions.
+    std::size_t positions = 0;
+    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    count.assign(positions + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) ++count[std::size_t{b.end[i]} + 1];
+    for (std::size_t p = 1; p <= positions; ++p) count[p] += count[p - 1];
+    by_end.resize(n);
+    for (std::size_t i = 0; i < n; ++i) by_end[count[b.end[i]]++] = static_cast<std::uint32_t>(i);
 
     std::size_t top = 0, arena = 0, next = 0, done = 0;
     while (next < n || done < n) {
@@ -89,6 +107,11 @@ namespace onnx_runtime_memory::detail {
         }
     }
     return arena;
+}
+
+[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset) {
+    SweepSpace space;
+    return sweep(b, offset, space);
 }
 
 }  // namespace onnx_runtime_memory::detail
