@@ -178,6 +178,14 @@ TEST_CASE("ActivationPlanner: re-planning with new sizes matches planning afresh
     CHECK(overflow.error().kind == orm::PlanError::Kind::size_overflow);
     auto bad = orm::ActivationPlanner::create(ir::Builder("bad").node("A", {"ghost"}, {"y"}).build(), {});
     REQUIRE_FALSE(bad.has_value());
+    orm::PlanOptions scratch;
+    scratch.scratch_bytes = {16, 0, 300};
+    auto with_scratch = orm::ActivationPlanner::create(g, {}, scratch);
+    REQUIRE(with_scratch.has_value());
+    const auto eight = [](ValueId) { return std::optional<std::size_t>(8); };
+    REQUIRE(with_scratch->plan(eight, plan).has_value());
+    CHECK(plan == orm::plan_activations(g, {}, eight, scratch)->plan());
+    CHECK(orm::validate(g, {}, plan, eight, scratch).has_value());
 }
 
 TEST_CASE("ArenaPlanner: re-planning offsets with new sizes matches plan_arena, strategy for strategy") {
@@ -186,11 +194,14 @@ TEST_CASE("ArenaPlanner: re-planning offsets with new sizes matches plan_arena, 
     bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"a"}, {"c"});
     bld.node("D", {"b", "c"}, {"d"}).node("E", {"d", "a"}, {"e"}).node("F", {"e"}, {"f"}).output("f");
     const auto g = bld.build();
-    for (std::size_t limit : {std::size_t{0}, std::size_t{20000}}) {
+    orm::PlanOptions with_scratch;
+    with_scratch.scratch_bytes = {0, 40, 0, 200};
+    for (std::size_t limit : {std::size_t{0}, std::size_t{20000}})
+    for (const orm::PlanOptions& po : {orm::PlanOptions{}, with_scratch}) {
         orm::ArenaOptions o;
         o.quadratic_limit = limit;  // 0: the sweep alone (allocation-free); else the portfolio
         o.alignment = 16;
-        auto planner = orm::ArenaPlanner::create(g, {}, {}, o);
+        auto planner = orm::ArenaPlanner::create(g, {}, po, o);
         REQUIRE(planner.has_value());
         orm::ArenaPlan plan;
         for (std::size_t scale : {1u, 3u, 2u, 7u, 1u}) {
@@ -199,12 +210,13 @@ TEST_CASE("ArenaPlanner: re-planning offsets with new sizes matches plan_arena, 
             auto outcome = planner->plan(oracle, plan);
             REQUIRE(outcome.has_value());
             CHECK(*outcome == orm::ArenaPlanner::Outcome::complete);
-            auto fresh = orm::plan_arena(g, {}, oracle, {}, o);
+            auto fresh = orm::plan_arena(g, {}, oracle, po, o);
             REQUIRE(fresh.has_value());
             CHECK(plan == fresh->plan());
-            CHECK(orm::validate_arena(g, {}, plan, oracle, 16).has_value());
+            CHECK(orm::validate_arena(g, {}, plan, oracle, 16, po).has_value());
             auto live = orm::compute_liveness(g, {});
-            CHECK(planner->lower_bound_bytes() == orm::lower_bounds(*live, oracle, 16)->offset_bytes);
+            if (po.scratch_bytes.empty())
+                CHECK(planner->lower_bound_bytes() == orm::lower_bounds(*live, oracle, 16)->offset_bytes);
         }
         auto deferred = planner->plan([](ValueId v) { return v == 1 ? std::optional<std::size_t>() : 8u; }, plan);
         REQUIRE(deferred.has_value());

@@ -175,3 +175,80 @@ TEST_CASE("the placement table covers every value: kinds, roots, sizes, interval
     CHECK_FALSE(orm::placements(g, views, plan, [](ValueId) { return std::optional<std::size_t>(1); },
                                 orm::PlanOptions{}) == slots);  // sizes come from the oracle given
 }
+
+TEST_CASE("scratch: a node's workspace is planned with what is live at that node, and checked") {
+    // x -> A -> a -> B -> b -> C -> c (output), 64 bytes each; B needs 100 bytes of workspace.
+    ir::Builder bld("scratch");
+    for (auto name : {"a", "b", "c"}) bld.tensor(name, f32, {16});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");
+    const auto g = bld.build();
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions o;
+    o.scratch_bytes = {0, 100};  // node 1 only
+    const ValueId a = test::id(g, "a"), b = test::id(g, "b");
+
+    const auto plan = test::plan_ok(g, {}, o);  // validates, scratch included
+    REQUIRE(plan.scratch.size() == 2);
+    CHECK(plan.scratch[0].is_none());
+    REQUIRE_FALSE(plan.scratch[1].is_none());
+    CHECK(plan.scratch[1] != plan.assignments[a]);  // a is read at node 1
+    CHECK(plan.scratch[1] != plan.assignments[b]);  // b is written at node 1
+    CHECK(plan.slots[plan.scratch[1].value].capacity == 100);
+    CHECK(plan.peak_bytes == 64 + 64 + 100);
+    CHECK(plan.naive_bytes == 3 * 64 + 100);
+    CHECK(test::plan_ok(g, {}).scratch.empty());  // without scratch: nothing changes
+
+    auto arena = orm::plan_arena(g, {}, oracle, o);
+    REQUIRE(arena.has_value());
+    const auto& ap = arena->plan();
+    REQUIRE(ap.scratch_offsets.size() == 2);
+    CHECK(ap.scratch_offsets[0] == orm::no_offset);
+    CHECK(ap.scratch_offsets[1] != orm::no_offset);
+    CHECK(ap.arena_bytes == 64 + 64 + 128);  // the bound at node 1, 100 rounded up to 64
+    CHECK(orm::validate_arena(g, {}, ap, oracle, 64, o).has_value());
+
+    SECTION("validate rejects scratch that shares memory, is missing, or is too small") {
+        auto p = plan;
+        p.scratch[1] = p.assignments[a];            // onto a, live at node 1 ...
+        p.slots[p.assignments[a].value].capacity = 100;  // ... in a slot big enough for it
+        p.peak_bytes += 36;
+        auto r = orm::validate(g, {}, p, oracle, o);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == orm::ValidateError::Kind::scratch_conflict);
+        CHECK(r.error().node == 1);
+        CHECK(r.error().value == a);
+        p = plan;
+        p.scratch[1] = p.assignments[a];  // a's slot holds 64 bytes: too small
+        auto small = orm::validate(g, {}, p, oracle, o);
+        REQUIRE_FALSE(small.has_value());
+        CHECK(small.error().kind == orm::ValidateError::Kind::scratch_conflict);
+        CHECK(small.error().capacity == 64);
+        CHECK(small.error().message() == "the scratch of node 1 needs 100 bytes but has 64");
+        p = plan;
+        p.scratch.clear();
+        CHECK(orm::validate(g, {}, p, oracle, o).error().kind == orm::ValidateError::Kind::scratch_conflict);
+        auto bigger = o;
+        bigger.scratch_bytes[1] = 101;
+        auto tight = orm::validate(g, {}, plan, oracle, bigger);
+        REQUIRE_FALSE(tight.has_value());
+        CHECK(tight.error().kind == orm::ValidateError::Kind::wrong_naive_bytes);  // the totals come first
+        auto q = ap;
+        q.scratch_offsets[1] = ap.offsets[a];
+        auto ra = orm::validate_arena(g, {}, q, oracle, 64, o);
+        REQUIRE_FALSE(ra.has_value());
+        CHECK(ra.error().kind == orm::ValidateError::Kind::scratch_conflict);
+        CHECK(ra.error().value == a);
+        q = ap;
+        q.scratch_offsets.clear();
+        CHECK(orm::validate_arena(g, {}, q, oracle, 64, o).error().kind == orm::ValidateError::Kind::scratch_conflict);
+    }
+    SECTION("scratch for a node the graph does not have is an error") {
+        auto past = o;
+        past.scratch_bytes = {0, 0, 0, 8};
+        auto r = orm::plan_activations(g, {}, oracle, past);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == orm::PlanError::Kind::bad_scratch);
+        CHECK(r.error().node == 3);
+        CHECK(orm::plan_arena(g, {}, oracle, past).error().kind == orm::PlanError::Kind::bad_scratch);
+    }
+}

@@ -389,6 +389,8 @@ std::string check_policies(const Case& c, std::uint64_t seed) {
     orm::PlanOptions o = c.options();
     o.outputs = seed % 2 ? orm::OutputPlacement::external : orm::OutputPlacement::in_arena;
     o.unknown_sizes = orm::UnknownSizes::dynamic;
+    std::mt19937_64 rng(seed * 31 + 7);  // scratch for some nodes
+    for (std::size_t n = 0; n < c.in.size(); ++n) o.scratch_bytes.push_back(rng() % 3 == 0 ? 1 + rng() % 300 : 0);
     auto slots = orm::plan_activations(c, views, oracle, o);
     if (!slots) return slots.error().kind == orm::PlanError::Kind::size_overflow ? "" : "policies: " + slots.error().message();
     if (!slots->is_complete()) return "policies: deferred with UnknownSizes::dynamic";
@@ -418,6 +420,18 @@ std::string check_policies(const Case& c, std::uint64_t seed) {
     }
     if (dynamic != arena->plan().dynamic_values || dynamic != plan.dynamic_values)
         return "the dynamic values differ from the owners of unknown size";
+    // From the contract's words: each node's scratch sits clear of every owner live at that node.
+    const auto& ap = arena->plan();
+    for (std::size_t n = 0; n < o.scratch_bytes.size(); ++n) {
+        if (o.scratch_bytes[n] == 0) continue;
+        if (n >= ap.scratch_offsets.size() || ap.scratch_offsets[n] == orm::no_offset) return "scratch without an offset";
+        const std::size_t lo = ap.scratch_offsets[n], hi = lo + o.scratch_bytes[n];
+        for (ValueId v = 0; v < c.values; ++v) {
+            const auto& p = (*table)[v];
+            if (p.kind != orm::ValueKind::owner || !(p.live.def <= n && n <= p.live.use_end) || *p.bytes == 0) continue;
+            if (p.offset < hi && lo < p.offset + *p.bytes) return "scratch overlaps an owner live at its node";
+        }
+    }
     return {};
 }
 

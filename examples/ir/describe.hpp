@@ -45,6 +45,7 @@ namespace ir {
         }
         case K::cycle:
         case K::bad_order:
+        case K::bad_scratch:
             return "at " + node_label(g, e.node) + ": " + e.message();
         case K::graph_too_large:
         case K::bad_liveness:

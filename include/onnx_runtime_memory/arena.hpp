@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,10 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
     for (ValueId v : live.owners)
         if (const auto s = plan.slot_of(v); s && s->value < slot_offset.size()) arena.offsets[v] = slot_offset[s->value];
     detail::place_views(live, arena.offsets);
+    arena.scratch_offsets.assign(plan.scratch.size(), no_offset);
+    for (std::size_t n = 0; n < plan.scratch.size(); ++n)
+        if (!plan.scratch[n].is_none() && plan.scratch[n].value < slot_offset.size())
+            arena.scratch_offsets[n] = slot_offset[plan.scratch[n].value];
     return arena;
 }
 
@@ -66,21 +71,25 @@ namespace detail {
 template <class Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_owner_offsets(const Liveness& all, Oracle& oracle,
                                                                   const ArenaOptions& options,
-                                                                  UnknownSizes policy = UnknownSizes::defer) {
+                                                                  UnknownSizes policy = UnknownSizes::defer,
+                                                                  std::span<const std::size_t> scratch = {}) {
     OwnerSizes sizes;
     size_owners(all, oracle, sizes);
     auto naive = sizes.naive_bytes(policy);
     if (!naive) return unexpected(naive.error());
+    if (auto with_scratch = add_scratch(all, scratch, *naive); !with_scratch) return unexpected(with_scratch.error());
+    else naive = *with_scratch;
     if (!sizes.complete() && policy == UnknownSizes::defer) return ArenaStatus::deferred(std::move(sizes.unknown));
     std::optional<Liveness> filtered;  // with dynamic values: the rest is planned
     if (!sizes.complete()) filtered = without_owners(all, sizes.unknown);
     const Liveness& live = filtered ? *filtered : all;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
+    scratch_buffers(scratch, buffers);  // after the owners: buffer owners.size() + k is the k-th scratch
     auto placed = plan_offsets(buffers, options);
     if (!placed) {  // name the owner, not the buffer index
         PlanError e = placed.error();
-        if (e.value < live.owners.size()) e.value = live.owners[static_cast<std::size_t>(e.value)];
+        e.value = e.value < live.owners.size() ? live.owners[static_cast<std::size_t>(e.value)] : no_value;
         return unexpected(e);
     }
     if (placed->arena_bytes > placed->lower_bound_bytes) {  // the best-fit slot plan, laid out, is a candidate too
@@ -88,7 +97,7 @@ template <class Oracle>
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
         ActivationPlan slots;
-        detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, slots);
+        detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, slots, false, scratch);
         auto from_slots = arena_from_slots(live, slots, placed->alignment);  // (checks the liveness again: O(V), rare)
         if (!from_slots) return unexpected(from_slots.error());
         if (from_slots->arena_bytes < placed->arena_bytes) {
@@ -103,6 +112,9 @@ template <class Oracle>
     plan.offsets.assign(live.value_count(), no_offset);
     for (std::size_t i = 0; i < live.owners.size(); ++i) plan.offsets[live.owners[i]] = placed->offsets[i];
     place_views(live, plan.offsets);
+    plan.scratch_offsets.assign(scratch.size(), no_offset);
+    for (std::size_t n = 0, k = live.owners.size(); n < scratch.size(); ++n)
+        if (scratch[n] > 0) plan.scratch_offsets[n] = placed->offsets[k++];
     plan.dynamic_values = std::move(sizes.unknown);
     return ArenaStatus::complete(std::move(plan));
 }
@@ -128,7 +140,7 @@ template <activation_graph G, size_oracle Oracle>
                                                           const ArenaOptions& options = {}) {
     auto live = compute_liveness(g, views, plan_options);
     if (!live) return unexpected(live.error());
-    return detail::plan_owner_offsets(*live, oracle, options, plan_options.unknown_sizes);
+    return detail::plan_owner_offsets(*live, oracle, options, plan_options.unknown_sizes, plan_options.scratch_bytes);
 }
 
 // Plans one graph's arena again and again as sizes change (dynamic shapes:
@@ -138,15 +150,16 @@ template <activation_graph G, size_oracle Oracle>
 // options.quadratic_limit: set it to 0 for the sweep always), planning
 // allocates nothing after the first plan of the largest size; otherwise the
 // other strategies run as plan_arena runs them. Every plan equals
-// plan_arena's with the same liveness, oracle and options. Unknown sizes
-// defer (UnknownSizes::dynamic is plan_arena's).
+// plan_arena's with the same liveness, oracle, options and scratch. Unknown
+// sizes defer (UnknownSizes::dynamic is plan_arena's).
 class ArenaPlanner {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
-    explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}) : live_(std::move(live)), options_(options) {
+    explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}, std::vector<std::size_t> scratch = {})
+        : live_(std::move(live)), options_(options), scratch_(std::move(scratch)) {
         if (auto ok = check_liveness(live_); !ok) {
             error_ = ok.error();
             live_ = Liveness{};
@@ -162,7 +175,7 @@ public:
                                                                   const ArenaOptions& options = {}) {
         auto live = compute_liveness(g, views, plan_options);
         if (!live) return unexpected(live.error());
-        return ArenaPlanner(std::move(*live), options);
+        return ArenaPlanner(std::move(*live), options, plan_options.scratch_bytes);
     }
 
     // Plans with this request's sizes into `out`, reusing its memory. On
@@ -175,11 +188,14 @@ public:
         auto naive = sizes_.naive_bytes();
         if (!naive) return unexpected(naive.error());
         if (!sizes_.complete()) return Outcome::deferred;
+        if (auto with_scratch = add_scratch(live_, scratch_, *naive); !with_scratch) return unexpected(with_scratch.error());
+        else naive = *with_scratch;
         const std::size_t alignment = std::max<std::size_t>(options_.alignment, 1);
         owner_buffers(live_, sizes_.bytes, buffers_);
+        scratch_buffers(scratch_, buffers_);
         if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok) {
             PlanError e = ok.error();
-            e.value = live_.owners[static_cast<std::size_t>(e.value)];
+            e.value = e.value < live_.owners.size() ? live_.owners[static_cast<std::size_t>(e.value)] : no_value;
             return unexpected(e);
         }
         bound_ = detail::peak_live_bytes(buffers_, alignment, born_, dying_);
@@ -192,16 +208,24 @@ public:
             strategy = best.strategy;
         }
         out.offsets.assign(live_.value_count(), no_offset);
+        out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
         out.alignment = alignment;
         if (arena > bound_ && slots_laid_out(*naive, alignment) < arena) {  // the best-fit slot plan, laid out
             out.arena_bytes = slot_top_;
             out.strategy = ArenaStrategy::slots;
             for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
+            for (std::size_t n = 0; n < scratch_.size(); ++n)
+                if (!slots_.scratch[n].is_none()) out.scratch_offsets[n] = slot_offset_[slots_.scratch[n].value];
         } else {
             out.arena_bytes = arena;
             out.strategy = strategy;
-            for (std::size_t i = 0; i < columns_.count(); ++i) out.offsets[live_.owners[columns_.value[i]]] = offset_[i];
+            const std::size_t owners = live_.owners.size();
+            for (std::size_t i = 0; i < columns_.count(); ++i) {
+                const std::size_t r = columns_.value[i];  // the record: an owner, or a node's scratch after them
+                if (r < owners) out.offsets[live_.owners[r]] = offset_[i];
+                else out.scratch_offsets[buffers_[r].first] = offset_[i];
+            }
         }
         detail::place_views(live_, out.offsets);
         return Outcome::complete;
@@ -216,7 +240,7 @@ private:
     // Lays out the best-fit slot plan as arena_from_slots does, into kept
     // memory; returns its arena size (SIZE_MAX if it overflows).
     std::size_t slots_laid_out(std::size_t naive, std::size_t alignment) {
-        detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_);
+        detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_);
         slot_offset_.resize(slots_.slots.size());
         slot_top_ = 0;
         for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
@@ -231,6 +255,7 @@ private:
 
     Liveness live_;
     ArenaOptions options_;
+    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
     OwnerSizes sizes_;
     std::vector<Buffer> buffers_;
     detail::Buffers columns_;

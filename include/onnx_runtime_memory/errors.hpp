@@ -23,6 +23,7 @@ struct PlanError {
         output_not_produced,   // graph output `value` is produced by no node and is no graph input or initializer
         bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
         bad_buffer,            // buffer record `value` has first > last, or a time past max_graph_ids
+        bad_scratch,           // scratch is asked for `node`, which the graph does not have
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -73,6 +74,7 @@ struct PlanError {
                 return "graph output " + v + " is produced by no node and is no graph input or initializer";
             case Kind::bad_liveness:
                 return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
+            case Kind::bad_scratch: return "scratch is asked for " + n + ", which the graph does not have";
             case Kind::bad_buffer:
                 return "buffer " + std::to_string(value) + " ends before it begins, or lives past time " +
                        std::to_string(max_graph_ids - 1);

@@ -39,6 +39,11 @@ struct PlanOptions {
     bool include_graph_inputs = false;
     OutputPlacement outputs = OutputPlacement::in_arena;
     UnknownSizes unknown_sizes = UnknownSizes::defer;
+    // Scratch: scratch_bytes[n] bytes of workspace node n needs while it runs
+    // (and not before or after), planned like an owner live at n alone: the
+    // plans report a slot (ActivationPlan::scratch) or an offset
+    // (ArenaPlan::scratch_offsets) per node. 0, or no entry: none.
+    std::vector<std::size_t> scratch_bytes{};
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };

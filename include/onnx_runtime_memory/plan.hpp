@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -54,28 +55,34 @@ inline void make_schedule(const Liveness& live, Schedule& r) {
 
 // The best-fit walk: at each position allocate the node's owner outputs (best
 // fit; with `grow`, growing the largest free slot rather than opening one),
-// then retire the owners whose interval ends there. `sizes` is
-// indexed by value id; naive_bytes is already known not to overflow. Reuses
-// the memory of `pool` and `plan`.
+// then its scratch (scratch[p] bytes, if any), then retire the owners whose
+// interval ends there and the scratch. `sizes` is indexed by value id;
+// naive_bytes is already known not to overflow. Reuses the memory of `pool`
+// and `plan`.
 inline void assign_slots(const Liveness& live, const Schedule& schedule, const std::vector<std::size_t>& sizes,
-                         std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan, bool grow = false) {
+                         std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan, bool grow = false,
+                         std::span<const std::size_t> scratch = {}) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
     pool.reset();
     plan.assignments.assign(live.value_count(), SlotId::none());
+    plan.scratch.assign(scratch.size(), SlotId::none());
     const auto& order = live.allocation_order;
     for (std::size_t p = 0; p < positions; ++p) {
         for (std::uint32_t k = schedule.alloc_begin[p]; k < schedule.alloc_begin[p + 1]; ++k)
             plan.assignments[order[k]] =
                 SlotId{grow ? pool.acquire_growing(sizes[order[k]]) : pool.acquire(sizes[order[k]])};
+        const bool has_scratch = p < scratch.size() && scratch[p] > 0;
+        if (has_scratch) plan.scratch[p] = SlotId{grow ? pool.acquire_growing(scratch[p]) : pool.acquire(scratch[p])};
         for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
             pool.release(plan.assignments[schedule.retired[k]].value);
+        if (has_scratch) pool.release(plan.scratch[p].value);
     }
     const auto& capacity = pool.capacities();
     plan.slots.resize(capacity.size());
     plan.peak_bytes = 0;
     for (std::size_t s = 0; s < capacity.size(); ++s) {
         plan.slots[s] = SlotInfo{SlotId{static_cast<std::uint32_t>(s)}, capacity[s]};
-        plan.peak_bytes += capacity[s];  // each slot holds a distinct owner's size: <= naive_bytes
+        plan.peak_bytes += capacity[s];  // each slot holds a distinct owner's (or scratch's) size: <= naive_bytes
     }
     plan.naive_bytes = naive_bytes;
 }
@@ -124,11 +131,14 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
 // the rest is planned.
 template <SlotStrategy strategy, class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
-                                                         UnknownSizes policy = UnknownSizes::defer) {
+                                                         UnknownSizes policy = UnknownSizes::defer,
+                                                         std::span<const std::size_t> scratch = {}) {
     OwnerSizes sizes;
     size_owners(live, oracle, sizes);
     auto naive = sizes.naive_bytes(policy);
     if (!naive) return unexpected(naive.error());
+    if (auto with_scratch = add_scratch(live, scratch, *naive); !with_scratch) return unexpected(with_scratch.error());
+    else naive = *with_scratch;
     if (!sizes.complete() && policy == UnknownSizes::defer) return PlanStatus::deferred(std::move(sizes.unknown));
     std::optional<Liveness> filtered;  // a copy only when some owners are dynamic
     if (!sizes.complete()) filtered = without_owners(live, sizes.unknown);
@@ -140,7 +150,8 @@ template <SlotStrategy strategy, class Oracle>
         detail::Schedule schedule;
         detail::make_schedule(planned, schedule);
         detail::SlotPool pool;
-        detail::assign_slots(planned, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth);
+        detail::assign_slots(planned, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth,
+                             scratch);
     }
     plan.dynamic_values = std::move(sizes.unknown);
     return PlanStatus::complete(std::move(plan));
@@ -171,7 +182,7 @@ template <activation_graph G, size_oracle Oracle>
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle, options.unknown_sizes);
+    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle, options.unknown_sizes, options.scratch_bytes);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).
@@ -196,14 +207,17 @@ template <shaped_graph G>
 // plan every run). Liveness does not depend on sizes, so it is computed
 // once, with the retire schedule; each plan() then only sizes the owners and
 // walks them, reusing every buffer: after the first plan of the largest
-// slot count, planning allocates nothing.
+// slot count, planning allocates nothing. It plans the scratch of the
+// options it was created with; unknown sizes defer (UnknownSizes::dynamic
+// is plan_activations').
 class ActivationPlanner {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
-    explicit ActivationPlanner(Liveness live) : live_(std::move(live)) {
+    explicit ActivationPlanner(Liveness live, std::vector<std::size_t> scratch = {})
+        : live_(std::move(live)), scratch_(std::move(scratch)) {
         if (auto ok = check_liveness(live_); !ok) {
             error_ = ok.error();
             live_ = Liveness{};
@@ -218,7 +232,7 @@ public:
                                                                        const PlanOptions& options = {}) {
         auto live = compute_liveness(g, views, options);
         if (!live) return unexpected(live.error());
-        return ActivationPlanner(std::move(*live));
+        return ActivationPlanner(std::move(*live), options.scratch_bytes);
     }
 
     // Plans with this run's sizes into `out`, reusing its memory. On
@@ -231,7 +245,11 @@ public:
         auto naive = sizes_.naive_bytes();
         if (!naive) return unexpected(naive.error());
         if (!sizes_.complete()) return Outcome::deferred;
-        detail::assign_slots(live_, schedule_, sizes_.bytes, *naive, pool_, out);
+        if (!scratch_.empty()) {
+            if (auto with_scratch = add_scratch(live_, scratch_, *naive); !with_scratch) return unexpected(with_scratch.error());
+            else naive = *with_scratch;
+        }
+        detail::assign_slots(live_, schedule_, sizes_.bytes, *naive, pool_, out, false, scratch_);
         return Outcome::complete;
     }
 
@@ -243,6 +261,7 @@ public:
 private:
     Liveness live_;
     detail::Schedule schedule_;
+    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
     OwnerSizes sizes_;
     detail::SlotPool pool_;
     std::optional<PlanError> error_;

@@ -53,6 +53,9 @@ struct ActivationPlan {
     // With UnknownSizes::dynamic: the owners of unknown size, ascending id.
     // They (and their views) have no slot; the executor allocates them.
     std::vector<ValueId> dynamic_values;
+    // With PlanOptions::scratch_bytes: scratch[n] is the slot of node n's
+    // workspace (SlotId::none() for none). Empty without scratch.
+    std::vector<SlotId> scratch;
 
     [[nodiscard]] std::size_t num_slots() const noexcept { return slots.size(); }
     // 1 - peak / naive: the fraction of the baseline saved (0 when naive is 0).
@@ -192,6 +195,9 @@ struct ArenaPlan {
     // With UnknownSizes::dynamic: the owners of unknown size, ascending id.
     // They (and their views) have no offset; the executor allocates them.
     std::vector<ValueId> dynamic_values;
+    // With PlanOptions::scratch_bytes: scratch_offsets[n] is where node n's
+    // workspace starts (no_offset for none). Empty without scratch.
+    std::vector<std::size_t> scratch_offsets;
 
     [[nodiscard]] std::optional<std::size_t> offset_of(ValueId v) const noexcept {
         if (v >= offsets.size() || offsets[v] == no_offset) return std::nullopt;
@@ -243,6 +249,7 @@ struct ValidateError {
         bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
         wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
         wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
+        scratch_conflict,      // node `node`'s scratch: no slot/offset, too small (`size` > `capacity`), or shared with live `value`
         wrong_dynamic_values,  // the plan's dynamic_values are not the owners of unknown size (`value`: the first that differs)
         dynamic_placed,        // `value` is dynamic (its root owner's size is unknown) but the plan places it
         // Arena plans (validate_arena):
@@ -295,6 +302,11 @@ struct ValidateError {
                 return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
                        (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
                                                               : std::to_string(size));
+            case Kind::scratch_conflict:
+                return "the scratch of node " + std::to_string(node) +
+                       (value != no_value ? " shares memory with " + v(value) + ", live at that node"
+                        : capacity < size ? " needs " + std::to_string(size) + " bytes but has " + std::to_string(capacity)
+                                          : " has no place in the plan");
             case Kind::wrong_dynamic_values:
                 return "the plan's dynamic_values differ from the owners of unknown size at " + v(value);
             case Kind::dynamic_placed:

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "detail/checked.hpp"
@@ -59,6 +60,27 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         if (sizes.overflow_at == no_value && detail::add_overflows(sizes.total, *bytes, sizes.total)) sizes.overflow_at = v;
     }
     std::sort(sizes.unknown.begin(), sizes.unknown.end());
+}
+
+// The naive total with each node's scratch added (PlanOptions::scratch_bytes),
+// or bad_scratch for an entry past the last node, or size_overflow.
+[[nodiscard]] inline expected<std::size_t, PlanError> add_scratch(const Liveness& live, std::span<const std::size_t> scratch,
+                                                                  std::size_t naive) {
+    for (std::size_t n = 0; n < scratch.size(); ++n) {
+        if (scratch[n] == 0) continue;
+        if (n > live.last_position)
+            return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
+        if (detail::add_overflows(naive, scratch[n], naive))
+            return unexpected(make_plan_error(PlanError::Kind::size_overflow));
+    }
+    return naive;
+}
+
+// Node n's scratch as a buffer record live at n alone, for each node with
+// scratch, appended after the owners'.
+inline void scratch_buffers(std::span<const std::size_t> scratch, std::vector<Buffer>& out) {
+    for (std::size_t n = 0; n < scratch.size(); ++n)
+        if (scratch[n] > 0) out.push_back(Buffer{scratch[n], static_cast<NodeIndex>(n), static_cast<NodeIndex>(n)});
 }
 
 // The owners as buffer records, in owner order: the graph's problem handed

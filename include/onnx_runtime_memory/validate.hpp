@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <numeric>
 #include <span>
 #include <string>
@@ -84,7 +85,8 @@ namespace detail {
 // two owners of one slot are live together.
 [[nodiscard]] inline expected<void, ValidateError> validate_assignments(const Liveness& live,
                                                                        const ActivationPlan& plan,
-                                                                       const OwnerSizes& sizes) {
+                                                                       const OwnerSizes& sizes,
+                                                                       std::span<const std::size_t> scratch = {}) {
     using Kind = ValidateError::Kind;
     // The plan's own table and totals are checked, not believed: an executor
     // allocates peak_bytes and indexes slots by id.
@@ -129,7 +131,8 @@ namespace detail {
             return unexpected(err);
         }
     }
-    const std::size_t naive_total = sizes.overflow_at == no_value ? sizes.total : detail::size_max;
+    std::size_t naive_total = sizes.overflow_at == no_value ? sizes.total : detail::size_max;
+    for (std::size_t bytes : scratch) naive_total = detail::saturating_add(naive_total, bytes);
     if (sizes.complete() && naive_total != plan.naive_bytes) {
         ValidateError err;
         err.kind = Kind::wrong_naive_bytes;
@@ -164,6 +167,33 @@ namespace detail {
         err.other = live.owners[partner];
         err.slot = plan.assignments[err.value];
         return unexpected(err);
+    }
+
+    // Each node's scratch: a slot of the plan, big enough, held by no owner
+    // live at that node (within a slot, owners are disjoint and by def: only
+    // the last one starting at or before the node can cover it).
+    for (std::size_t n = 0; n < scratch.size(); ++n) {
+        if (scratch[n] == 0) continue;
+        ValidateError err;
+        err.kind = Kind::scratch_conflict;
+        err.node = static_cast<NodeIndex>(n);
+        err.size = scratch[n];
+        if (n >= plan.scratch.size() || plan.scratch[n].value >= slots.size()) return unexpected(err);
+        const SlotId s = plan.scratch[n];
+        err.slot = s;
+        err.capacity = slots[s.value].capacity;
+        if (err.capacity < err.size) return unexpected(err);
+        const auto group_end = std::lower_bound(by_slot.begin(), by_slot.end(), (std::uint64_t{s.value} + 1) << 32);
+        const auto after = std::partition_point(
+            std::lower_bound(by_slot.begin(), by_slot.end(), std::uint64_t{s.value} << 32), group_end,
+            [&](std::uint64_t key) { return live.intervals[live.owners[key & 0xFFFFFFFFu]].def <= n; });
+        if (after != by_slot.begin() && (*std::prev(after) >> 32) == s.value) {
+            const ValueId v = live.owners[*std::prev(after) & 0xFFFFFFFFu];
+            if (live.intervals[v].use_end >= n) {
+                err.value = v;
+                return unexpected(err);
+            }
+        }
     }
     return {};
 }
@@ -224,7 +254,7 @@ template <activation_graph G, size_oracle Oracle>
                                              [&](ValueId v) { return plan.slot_of(v).has_value(); });
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);
-    if (auto ok = detail::validate_assignments(*live, plan, sizes); !ok) return ok;
+    if (auto ok = detail::validate_assignments(*live, plan, sizes, options.scratch_bytes); !ok) return ok;
     return validate_liveness(g, views, *live);
 }
 
@@ -318,14 +348,30 @@ template <activation_graph G, size_oracle Oracle>
     if (*split) live = std::move(**split);
     std::vector<Buffer> buffers;
     owner_buffers(*live, sizes.bytes, buffers);
+    const std::size_t owners = buffers.size();
+    const auto& scratch = options.scratch_bytes;
+    scratch_buffers(scratch, buffers);  // buffer owners + k: the k-th node with scratch
     OffsetPlan offsets;
     offsets.arena_bytes = plan.arena_bytes;
     offsets.offsets.resize(buffers.size());
-    for (std::size_t i = 0; i < buffers.size(); ++i) offsets.offsets[i] = plan.offset_of(live->owners[i]).value_or(no_offset);
+    for (std::size_t i = 0; i < owners; ++i) offsets.offsets[i] = plan.offset_of(live->owners[i]).value_or(no_offset);
+    for (std::size_t n = 0, k = owners; n < scratch.size(); ++n)
+        if (scratch[n] > 0) offsets.offsets[k++] = n < plan.scratch_offsets.size() ? plan.scratch_offsets[n] : no_offset;
     if (auto ok = validate_offsets(buffers, offsets, alignment); !ok) {
-        ValidateError err = ok.error();  // buffer indices back to owners, the pair in id order
-        const auto owner = [&](ValueId i) { return i < live->owners.size() ? live->owners[i] : i; };
-        const ValueId a = owner(err.value), b = owner(err.other);
+        ValidateError err = ok.error();  // buffer indices back to owners (the pair in id order) or scratch
+        const auto is_scratch = [&](ValueId i) { return i != no_value && i >= owners; };
+        if (is_scratch(err.value) || is_scratch(err.other)) {
+            const ValueId s = is_scratch(err.other) ? err.other : err.value;
+            const ValueId o = is_scratch(err.other) ? err.value : err.other;
+            ValidateError e;
+            e.kind = ValidateError::Kind::scratch_conflict;
+            e.node = buffers[s].first;
+            e.size = buffers[s].size;
+            e.capacity = buffers[s].size;
+            e.value = o == no_value || is_scratch(o) ? no_value : live->owners[o];
+            return unexpected(e);
+        }
+        const ValueId a = live->owners[err.value], b = err.other == no_value ? no_value : live->owners[err.other];
         err.value = err.other == no_value ? a : std::min(a, b);
         if (err.other != no_value) err.other = std::max(a, b);
         return unexpected(err);

@@ -7,7 +7,7 @@
 // past 2^64) and through ranges that change on every call; a tampered
 // liveness handed back in; tampered plans, which validate must reject
 // unless they are truly safe; the executor's policies (outputs outside the
-// arena, unknown sizes dynamic).
+// arena, unknown sizes dynamic, scratch).
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -200,6 +200,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         orm::PlanOptions policies = options;
         policies.outputs = h % 2 ? orm::OutputPlacement::external : orm::OutputPlacement::in_arena;
         policies.unknown_sizes = orm::UnknownSizes::dynamic;
+        for (std::size_t n = 0; n < g->node_count(); ++n)  // scratch for some nodes
+            policies.scratch_bytes.push_back((h >> (n % 61)) & 1 ? (h >> (n % 53)) % 512 : 0);
         if (auto s = orm::plan_activations(*g, views, oracle, policies); s && s->is_complete())
             if (auto ok = orm::validate(*g, views, s->plan(), oracle, policies); !ok) {
                 std::fprintf(stderr, "INVALID PLAN (policies): %s\n", ok.error().message().c_str());
