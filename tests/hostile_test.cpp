@@ -254,6 +254,11 @@ concept sorts_temporary = requires(G&& g) { orm::in_topological_order(std::move(
 static_assert(!orders_temporary<ir::Graph>);
 static_assert(!sorts_temporary<ir::Graph>);
 static_assert(requires(const ir::Graph& g) { orm::in_topological_order(g); });
+template <class G>
+concept sizes_temporary = requires(G&& g, const orm::SymbolBounds& b) { orm::bounded_size_oracle(std::move(g), b); };
+template <class G>
+concept sizes_statically_temporary = requires(G&& g) { orm::static_size_oracle(std::move(g)); };
+static_assert(!sizes_temporary<ir::Graph> && !sizes_statically_temporary<ir::Graph>);
 
 // ---- oracles return byte counts ----
 

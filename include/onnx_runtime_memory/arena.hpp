@@ -41,7 +41,7 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
 [[nodiscard]] inline expected<ArenaPlan, PlanError> arena_from_slots(const Liveness& live, const ActivationPlan& plan,
                                                                      std::size_t alignment = 64) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
-    alignment = std::max<std::size_t>(alignment, 1);
+    alignment = detail::alignment_or_one(alignment);
     std::vector<std::size_t> slot_offset(plan.slots.size());
     std::size_t top = 0;
     for (std::size_t s = 0; s < plan.slots.size(); ++s) {
@@ -73,16 +73,12 @@ template <class Oracle>
                                                                   const ArenaOptions& options,
                                                                   UnknownSizes policy = UnknownSizes::defer,
                                                                   std::span<const std::size_t> scratch = {}) {
-    OwnerSizes sizes;
-    size_owners(all, oracle, sizes);
-    auto naive = sizes.naive_bytes(policy);
-    if (!naive) return unexpected(naive.error());
-    if (auto with_scratch = add_scratch(all, scratch, *naive); !with_scratch) return unexpected(with_scratch.error());
-    else naive = *with_scratch;
-    if (!sizes.complete() && policy == UnknownSizes::defer) return ArenaStatus::deferred(std::move(sizes.unknown));
-    std::optional<Liveness> filtered;  // with dynamic values: the rest is planned
-    if (!sizes.complete()) filtered = without_owners(all, sizes.unknown);
-    const Liveness& live = filtered ? *filtered : all;
+    auto request = size_for_plan(all, oracle, policy, scratch);
+    if (!request) return unexpected(request.error());
+    auto& sizes = request->sizes;
+    if (request->deferred) return ArenaStatus::deferred(std::move(sizes.unknown));
+    const Liveness& live = request->planned(all);  // with dynamic values: the rest is planned
+    const std::size_t naive = request->naive_bytes;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
     scratch_buffers(scratch, buffers);  // after the owners: buffer owners.size() + k is the k-th scratch
@@ -97,7 +93,7 @@ template <class Oracle>
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
         ActivationPlan slots;
-        detail::assign_slots(live, schedule, sizes.bytes, *naive, pool, slots, false, scratch);
+        detail::assign_slots(live, schedule, sizes.bytes, naive, pool, slots, false, scratch);
         auto from_slots = arena_from_slots(live, slots, placed->alignment);  // (checks the liveness again: O(V), rare)
         if (!from_slots) return unexpected(from_slots.error());
         if (from_slots->arena_bytes < placed->arena_bytes) {
@@ -152,23 +148,14 @@ template <activation_graph G, size_oracle Oracle>
 // other strategies run as plan_arena runs them. Every plan equals
 // plan_arena's with the same liveness, oracle, options and scratch. Unknown
 // sizes defer (UnknownSizes::dynamic is plan_arena's).
-class ArenaPlanner {
+class ArenaPlanner : public detail::KeptPlanning {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
     explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}, std::vector<std::size_t> scratch = {})
-        : live_(std::move(live)), options_(options), scratch_(std::move(scratch)) {
-        if (auto ok = check_liveness(live_); !ok) {
-            error_ = ok.error();
-            live_ = Liveness{};
-            return;
-        }
-        detail::make_schedule(live_, schedule_);
-        sizes_.bytes.reserve(live_.value_count());
-        sizes_.unknown.reserve(live_.owners.size());
-    }
+        : KeptPlanning(std::move(live), std::move(scratch)), options_(options) {}
     template <activation_graph G>
     [[nodiscard]] static expected<ArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                   const PlanOptions& plan_options = {},
@@ -183,14 +170,11 @@ public:
     // `out` is left as it was.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ArenaPlan& out) {
-        if (error_) return unexpected(*error_);
-        size_owners(live_, oracle, sizes_);
-        auto naive = sizes_.naive_bytes();
-        if (!naive) return unexpected(naive.error());
-        if (!sizes_.complete()) return Outcome::deferred;
-        if (auto with_scratch = add_scratch(live_, scratch_, *naive); !with_scratch) return unexpected(with_scratch.error());
-        else naive = *with_scratch;
-        const std::size_t alignment = std::max<std::size_t>(options_.alignment, 1);
+        auto sized = size_request(oracle);
+        if (!sized) return unexpected(sized.error());
+        if (!*sized) return Outcome::deferred;
+        const std::size_t naive = **sized;
+        const std::size_t alignment = detail::alignment_or_one(options_.alignment);
         owner_buffers(live_, sizes_.bytes, buffers_);
         scratch_buffers(scratch_, buffers_);
         if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok) {
@@ -211,7 +195,7 @@ public:
         out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
         out.alignment = alignment;
-        if (arena > bound_ && slots_laid_out(*naive, alignment) < arena) {  // the best-fit slot plan, laid out
+        if (arena > bound_ && slots_laid_out(naive, alignment) < arena) {  // the best-fit slot plan, laid out
             out.arena_bytes = slot_top_;
             out.strategy = ArenaStrategy::slots;
             for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
@@ -231,8 +215,6 @@ public:
         return Outcome::complete;
     }
 
-    [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
-    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
     // The last complete plan's lower bound (sizes rounded up to the alignment).
     [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return bound_; }
 
@@ -253,19 +235,14 @@ private:
         return slot_top_;
     }
 
-    Liveness live_;
     ArenaOptions options_;
-    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
-    OwnerSizes sizes_;
     std::vector<Buffer> buffers_;
     detail::Buffers columns_;
     std::vector<std::size_t> offset_, born_, dying_, slot_offset_;
     detail::SweepSpace sweep_;
-    detail::Schedule schedule_;
     detail::SlotPool pool_;
     ActivationPlan slots_;
     std::size_t bound_ = 0, slot_top_ = 0;
-    std::optional<PlanError> error_;
 };
 
 }  // namespace onnx_runtime_memory

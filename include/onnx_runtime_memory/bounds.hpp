@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "detail/lower_bounds.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -37,7 +38,7 @@ struct LowerBounds {
 [[nodiscard]] inline expected<LowerBounds, PlanError> lower_bounds(std::span<const Buffer> buffers,
                                                                    std::size_t alignment = 1) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
-    return LowerBounds{detail::peak_live_bytes(buffers, std::max<std::size_t>(alignment, 1)),
+    return LowerBounds{detail::peak_live_bytes(buffers, detail::alignment_or_one(alignment)),
                        detail::slot_bound(buffers)};
 }
 
@@ -55,7 +56,7 @@ template <size_oracle Oracle>
     if (!sizes.complete()) return std::nullopt;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
-    return LowerBounds{detail::peak_live_bytes(buffers, std::max<std::size_t>(alignment, 1)),
+    return LowerBounds{detail::peak_live_bytes(buffers, detail::alignment_or_one(alignment)),
                        detail::slot_bound(buffers)};
 }
 

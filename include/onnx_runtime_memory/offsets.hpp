@@ -55,7 +55,7 @@ namespace onnx_runtime_memory {
 [[nodiscard]] inline expected<OffsetPlan, PlanError> plan_offsets(std::span<const Buffer> buffers,
                                                                   const ArenaOptions& options = {}) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
-    const std::size_t alignment = std::max<std::size_t>(options.alignment, 1);
+    const std::size_t alignment = detail::alignment_or_one(options.alignment);
     detail::Buffers b;
     if (auto ok = detail::make_buffers(buffers, alignment, b); !ok) return unexpected(ok.error());
     OffsetPlan plan;

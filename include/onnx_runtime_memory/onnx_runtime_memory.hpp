@@ -17,4 +17,5 @@
 #include "sizes.hpp"
 #include "sizing.hpp"
 #include "validate.hpp"
+#include "validate_offsets.hpp"
 #include "view_map.hpp"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -96,29 +97,22 @@ template <activation_graph G, class Oracle>
 
 }  // namespace detail
 
-// The table of a slot plan made with the same views, options and oracle:
-// table[v].slot is the slot that backs v (its root's, for a view).
-template <activation_graph G, size_oracle Oracle>
+// The table of a slot plan (ActivationPlan: table[v].slot is the slot that
+// backs v, its root's for a view) or of an arena plan (ArenaPlan:
+// table[v].offset is where v's bytes start), made with the same views,
+// options and oracle.
+template <activation_graph G, class Plan, size_oracle Oracle>
+    requires std::same_as<Plan, ActivationPlan> || std::same_as<Plan, ArenaPlan>
 [[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
-                                                                          const ActivationPlan& plan, Oracle&& oracle,
+                                                                          const Plan& plan, Oracle&& oracle,
                                                                           const PlanOptions& options = {}) {
     auto table = detail::placement_kinds(g, views, oracle, options, plan.dynamic_values);
     if (!table) return table;
-    for (auto& p : *table)
-        if (const auto s = plan.slot_of(p.root); s && p.kind != ValueKind::dynamic) p.slot = *s;
-    return table;
-}
-
-// The table of an arena plan made with the same views, options and oracle:
-// table[v].offset is where v's bytes start in the arena.
-template <activation_graph G, size_oracle Oracle>
-[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
-                                                                          const ArenaPlan& plan, Oracle&& oracle,
-                                                                          const PlanOptions& options = {}) {
-    auto table = detail::placement_kinds(g, views, oracle, options, plan.dynamic_values);
-    if (!table) return table;
-    for (auto& p : *table)
-        if (const auto o = plan.offset_of(p.root); o && p.kind != ValueKind::dynamic) p.offset = *o;
+    for (auto& p : *table) {
+        if (p.kind == ValueKind::dynamic) continue;
+        if constexpr (std::same_as<Plan, ActivationPlan>) p.slot = plan.slot_of(p.root).value_or(SlotId::none());
+        else p.offset = plan.offset_of(p.root).value_or(no_offset);
+    }
     return table;
 }
 

@@ -133,24 +133,20 @@ template <SlotStrategy strategy, class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
                                                          UnknownSizes policy = UnknownSizes::defer,
                                                          std::span<const std::size_t> scratch = {}) {
-    OwnerSizes sizes;
-    size_owners(live, oracle, sizes);
-    auto naive = sizes.naive_bytes(policy);
-    if (!naive) return unexpected(naive.error());
-    if (auto with_scratch = add_scratch(live, scratch, *naive); !with_scratch) return unexpected(with_scratch.error());
-    else naive = *with_scratch;
-    if (!sizes.complete() && policy == UnknownSizes::defer) return PlanStatus::deferred(std::move(sizes.unknown));
-    std::optional<Liveness> filtered;  // a copy only when some owners are dynamic
-    if (!sizes.complete()) filtered = without_owners(live, sizes.unknown);
-    const Liveness& planned = filtered ? *filtered : live;
+    auto request = size_for_plan(live, oracle, policy, scratch);
+    if (!request) return unexpected(request.error());
+    auto& sizes = request->sizes;
+    if (request->deferred) return PlanStatus::deferred(std::move(sizes.unknown));
+    const Liveness& planned = request->planned(live);
+    const std::size_t naive = request->naive_bytes;
     ActivationPlan plan;
     if constexpr (strategy == SlotStrategy::greedy_by_size) {
-        detail::assign_slots_by_size(planned, sizes.bytes, *naive, plan);
+        detail::assign_slots_by_size(planned, sizes.bytes, naive, plan);
     } else {
         detail::Schedule schedule;
         detail::make_schedule(planned, schedule);
         detail::SlotPool pool;
-        detail::assign_slots(planned, schedule, sizes.bytes, *naive, pool, plan, strategy == SlotStrategy::in_order_growth,
+        detail::assign_slots(planned, schedule, sizes.bytes, naive, pool, plan, strategy == SlotStrategy::in_order_growth,
                              scratch);
     }
     plan.dynamic_values = std::move(sizes.unknown);
@@ -203,6 +199,53 @@ template <shaped_graph G>
     return std::optional<std::size_t>{status->plan().peak_bytes};
 }
 
+namespace detail {
+
+// What both re-planners keep between requests: the liveness (checked once;
+// one of the wrong shape is kept out and every plan returns its error), the
+// retire schedule, the scratch, and the sizes' memory.
+class KeptPlanning {
+public:
+    [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
+    // Sizes (by value id) of the last plan's owners.
+    [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
+
+protected:
+    KeptPlanning(Liveness live, std::vector<std::size_t> scratch) : live_(std::move(live)), scratch_(std::move(scratch)) {
+        if (auto ok = check_liveness(live_); !ok) {
+            error_ = ok.error();
+            live_ = Liveness{};
+            return;
+        }
+        make_schedule(live_, schedule_);
+        sizes_.bytes.reserve(live_.value_count());
+        sizes_.unknown.reserve(live_.owners.size());
+    }
+
+    // This request's sizes: the naive total (scratch included), nullopt when
+    // some size is unknown (deferred), or the error.
+    template <class Oracle>
+    [[nodiscard]] expected<std::optional<std::size_t>, PlanError> size_request(Oracle& oracle) {
+        if (error_) return unexpected(*error_);
+        size_owners(live_, oracle, sizes_);
+        auto naive = sizes_.naive_bytes();
+        if (!naive) return unexpected(naive.error());
+        if (!sizes_.complete()) return std::optional<std::size_t>{};
+        auto with_scratch = add_scratch(live_, scratch_, *naive);
+        if (!with_scratch) return unexpected(with_scratch.error());
+        return std::optional<std::size_t>{*with_scratch};
+    }
+
+    Liveness live_;
+    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
+    Schedule schedule_;
+    OwnerSizes sizes_;
+    std::optional<PlanError> error_;
+};
+
+}  // namespace detail
+
 // Plans one graph again and again as sizes change (dynamic shapes: a new
 // plan every run). Liveness does not depend on sizes, so it is computed
 // once, with the retire schedule; each plan() then only sizes the owners and
@@ -210,23 +253,14 @@ template <shaped_graph G>
 // slot count, planning allocates nothing. It plans the scratch of the
 // options it was created with; unknown sizes defer (UnknownSizes::dynamic
 // is plan_activations').
-class ActivationPlanner {
+class ActivationPlanner : public detail::KeptPlanning {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
     explicit ActivationPlanner(Liveness live, std::vector<std::size_t> scratch = {})
-        : live_(std::move(live)), scratch_(std::move(scratch)) {
-        if (auto ok = check_liveness(live_); !ok) {
-            error_ = ok.error();
-            live_ = Liveness{};
-            return;
-        }
-        detail::make_schedule(live_, schedule_);
-        sizes_.bytes.reserve(live_.value_count());
-        sizes_.unknown.reserve(live_.owners.size());
-    }
+        : KeptPlanning(std::move(live), std::move(scratch)) {}
     template <activation_graph G>
     [[nodiscard]] static expected<ActivationPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                        const PlanOptions& options = {}) {
@@ -240,31 +274,15 @@ public:
     // `out` is left as it was.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ActivationPlan& out) {
-        if (error_) return unexpected(*error_);
-        size_owners(live_, oracle, sizes_);
-        auto naive = sizes_.naive_bytes();
+        auto naive = size_request(oracle);
         if (!naive) return unexpected(naive.error());
-        if (!sizes_.complete()) return Outcome::deferred;
-        if (!scratch_.empty()) {
-            if (auto with_scratch = add_scratch(live_, scratch_, *naive); !with_scratch) return unexpected(with_scratch.error());
-            else naive = *with_scratch;
-        }
-        detail::assign_slots(live_, schedule_, sizes_.bytes, *naive, pool_, out, false, scratch_);
+        if (!*naive) return Outcome::deferred;
+        detail::assign_slots(live_, schedule_, sizes_.bytes, **naive, pool_, out, false, scratch_);
         return Outcome::complete;
     }
 
-    [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
-    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
-    // Sizes (by value id) of the last plan's owners.
-    [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
-
 private:
-    Liveness live_;
-    detail::Schedule schedule_;
-    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
-    OwnerSizes sizes_;
     detail::SlotPool pool_;
-    std::optional<PlanError> error_;
 };
 
 }  // namespace onnx_runtime_memory

@@ -83,6 +83,37 @@ inline void scratch_buffers(std::span<const std::size_t> scratch, std::vector<Bu
         if (scratch[n] > 0) out.push_back(Buffer{scratch[n], static_cast<NodeIndex>(n), static_cast<NodeIndex>(n)});
 }
 
+namespace detail {
+
+// One request sized for planning under the policies: the owners' sizes, the
+// naive total (scratch included), and, when some owners are dynamic, the
+// liveness without them (what is planned). Deferred when some size is
+// unknown and the policy defers: then sizes.unknown lists them.
+struct SizedRequest {
+    OwnerSizes sizes;
+    std::size_t naive_bytes = 0;
+    bool deferred = false;
+    std::optional<Liveness> without_dynamic;
+    [[nodiscard]] const Liveness& planned(const Liveness& all) const { return without_dynamic ? *without_dynamic : all; }
+};
+
+template <class Oracle>
+[[nodiscard]] expected<SizedRequest, PlanError> size_for_plan(const Liveness& live, Oracle& oracle, UnknownSizes policy,
+                                                              std::span<const std::size_t> scratch) {
+    SizedRequest r;
+    size_owners(live, oracle, r.sizes);
+    auto naive = r.sizes.naive_bytes(policy);
+    if (!naive) return unexpected(naive.error());
+    auto with_scratch = add_scratch(live, scratch, *naive);
+    if (!with_scratch) return unexpected(with_scratch.error());
+    r.naive_bytes = *with_scratch;
+    r.deferred = !r.sizes.complete() && policy == UnknownSizes::defer;
+    if (!r.sizes.complete() && !r.deferred) r.without_dynamic = without_owners(live, r.sizes.unknown);
+    return r;
+}
+
+}  // namespace detail
+
 // The owners as buffer records, in owner order: the graph's problem handed
 // to the graph-free offsets layer (and its lower bounds).
 inline void owner_buffers(const Liveness& live, const std::vector<std::size_t>& bytes, std::vector<Buffer>& out) {

@@ -143,5 +143,9 @@ template <shaped_graph G>
 void static_size_oracle(const G&&) = delete;
 template <shaped_graph G>
 void bounded_size_oracle(const G&, const SymbolBounds&&) = delete;
+template <shaped_graph G>
+void bounded_size_oracle(const G&&, const SymbolBounds&) = delete;
+template <shaped_graph G>
+void bounded_size_oracle(const G&&, const SymbolBounds&&) = delete;
 
 }  // namespace onnx_runtime_memory

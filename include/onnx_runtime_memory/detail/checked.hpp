@@ -41,6 +41,11 @@ inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
     return add_overflows(a, b, r) ? size_max : r;
 }
 
+// An alignment as the planners use it: 0 counts as 1.
+[[nodiscard]] constexpr std::size_t alignment_or_one(std::size_t alignment) noexcept {
+    return alignment == 0 ? 1 : alignment;
+}
+
 // n rounded up to a multiple of `alignment` (>= 1); true when that overflows.
 [[nodiscard]] constexpr bool align_up_overflows(std::size_t n, std::size_t alignment, std::size_t& out) noexcept {
     const std::size_t rem = n % alignment;
