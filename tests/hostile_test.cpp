@@ -1,7 +1,6 @@
 // Hostile input, second round: each class of wrong plan, tampered plan,
 // crash or blow-up found by an adversarial pass, with the test that would
-// have caught it. Every case here failed (or did not compile as refused) on
-// the code before the fix.
+// have caught it.
 #include <chrono>
 #include <cstdint>
 #include <limits>
