@@ -305,8 +305,8 @@ int main(int argc, char** argv) {
         slot_rows += fmt_row(g.name(), *live, orm::static_size_oracle(g), bounds->slot_bytes);
     }
     
-    std::printf("\nslot plans on the corpus: the seed (default) and the opt-in strategies, bytes\n");
-    std::printf("%-26s %14s %16s %15s %14s\n", "graph", "seed", "in-order growth", "greedy by size", "slot bound");
+    std::printf("\nslot plans on the corpus: best fit (default) and the opt-in strategies, bytes\n");
+    std::printf("%-26s %14s %16s %15s %14s\n", "graph", "best fit", "in-order growth", "greedy by size", "slot bound");
     std::printf("%s", slot_rows.c_str());
 
     // MiniMalloc's hard instances: greedy strategies, the skyline, then the
