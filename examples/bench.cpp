@@ -141,6 +141,26 @@ double best_of(int reps, F&& f) {
     return best;
 }
 
+// Re-plans with new sizes on every run (scale cycles 1, 2, 3; the first
+// plan sizes the planner's buffers): best of 5 in ns per owner, and heap
+// allocations per plan after the first.
+struct ReplanTiming {
+    double ns_per_owner = 0;
+    double allocations_per_plan = 0;
+};
+template <class Planner, class Plan>
+ReplanTiming time_replanning(Planner& planner, Plan& plan, const Synthetic& s, std::size_t& scale) {
+    const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v] * scale); };
+    (void)planner.plan(oracle, plan);
+    const std::size_t allocations_before = heap_allocations;
+    const double sec = best_of(5, [&] {
+        scale = scale % 3 + 1;
+        if (!planner.plan(oracle, plan)) std::abort();
+    });
+    const auto owners = static_cast<double>(planner.liveness().owners.size());
+    return {sec * 1e9 / owners, static_cast<double>(heap_allocations - allocations_before) / 5.0};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,17 +218,10 @@ int main(int argc, char** argv) {
         const Synthetic s = make_synthetic(nodes, 0x9E3779B97F4A7C15ull + nodes);
         auto planner = orm::ActivationPlanner::create(s.graph, s.views);
         orm::ActivationPlan plan;
-        std::size_t scale = 1;  // each run sees new sizes
-        const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v] * scale); };
-        (void)planner->plan(oracle, plan);  // the first plan sizes the buffers
-        const std::size_t allocations_before = heap_allocations;
-        const double sec = best_of(5, [&] {
-            scale = scale % 3 + 1;
-            if (!planner->plan(oracle, plan)) std::abort();
-        });
-        const std::size_t owners = planner->liveness().owners.size();
-        std::printf("%10zu %10zu %14.1f %22.1f\n", nodes, owners, sec * 1e9 / static_cast<double>(owners),
-                    static_cast<double>(heap_allocations - allocations_before) / 5.0);
+        std::size_t scale = 1;
+        const ReplanTiming t = time_replanning(*planner, plan, s, scale);
+        std::printf("%10zu %10zu %14.1f %22.1f\n", nodes, planner->liveness().owners.size(), t.ns_per_owner,
+                    t.allocations_per_plan);
     }
 
     std::printf("\narena re-planning with new sizes (ArenaPlanner::plan, the sweep alone: quadratic_limit 0), best of 5\n");
@@ -219,19 +232,12 @@ int main(int argc, char** argv) {
         fast.quadratic_limit = 0;
         auto planner = orm::ArenaPlanner::create(s.graph, s.views, {}, fast);
         orm::ArenaPlan plan;
-        std::size_t scale = 1;  // each request sees new sizes
+        std::size_t scale = 1;
+        const ReplanTiming t = time_replanning(*planner, plan, s, scale);
         const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v] * scale); };
-        (void)planner->plan(oracle, plan);  // the first plan sizes the buffers
-        const std::size_t allocations_before = heap_allocations;
-        const double sec = best_of(5, [&] {
-            scale = scale % 3 + 1;
-            if (!planner->plan(oracle, plan)) std::abort();
-        });
-        const std::size_t allocations = heap_allocations - allocations_before;
-        const std::size_t owners = planner->liveness().owners.size();
-        if (!orm::validate_arena(s.graph, s.views, plan, oracle, 64)) return 1;
-        std::printf("%10zu %10zu %14.1f %22.1f %16.4f\n", nodes, owners, sec * 1e9 / static_cast<double>(owners),
-                    static_cast<double>(allocations) / 5.0,
+        if (!orm::validate_arena(s.graph, s.views, plan, oracle, 64)) return 1;  // the last plan, at the last scale
+        std::printf("%10zu %10zu %14.1f %22.1f %16.4f\n", nodes, planner->liveness().owners.size(), t.ns_per_owner,
+                    t.allocations_per_plan,
                     static_cast<double>(plan.arena_bytes) / static_cast<double>(planner->lower_bound_bytes()));
     }
 
