@@ -224,12 +224,12 @@ int main(int argc, char** argv) {
                     t.allocations_per_plan);
     }
 
-    std::printf("\narena re-planning with new sizes (ArenaPlanner::plan, the sweep alone: quadratic_limit 0), best of 5\n");
+    std::printf("\narena re-planning with new sizes (ArenaPlanner::plan, the sweep alone: work_per_owner 0), best of 5\n");
     std::printf("%10s %10s %14s %22s %16s\n", "nodes", "owners", "ns/owner", "allocations per plan", "arena / bound");
     for (std::size_t nodes = 1000; nodes <= std::min<std::size_t>(max_nodes, 100000); nodes *= 10) {
         const Synthetic s = make_synthetic(nodes, 0x9E3779B97F4A7C15ull + nodes);
         orm::ArenaOptions fast;
-        fast.quadratic_limit = 0;
+        fast.work_per_owner = 0;
         auto planner = orm::ArenaPlanner::create(s.graph, s.views, {}, fast);
         orm::ArenaPlan plan;
         std::size_t scale = 1;
@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
                     static_cast<double>(plan.arena_bytes) / static_cast<double>(planner->lower_bound_bytes()));
     }
 
-    std::printf("\narena planning at scale: sweep only (quadratic_limit 0) and the default strategies, alignment 64\n");
+    std::printf("\narena planning at scale: sweep only (work_per_owner 0) and the default strategies, alignment 64\n");
     std::printf("%10s %10s %12s %12s %16s %16s %8s\n", "nodes", "owners", "sweep ms", "default ms", "arena bytes",
                 "lower bound", "ratio");
     for (std::size_t nodes : {std::size_t{5000}, std::size_t{100000}, max_nodes}) {
@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
         const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(s.sizes[v]); };
         auto live = orm::compute_liveness(s.graph, s.views);
         orm::ArenaOptions sweep_only;
-        sweep_only.quadratic_limit = 0;
+        sweep_only.work_per_owner = 0;
         std::size_t arena = 0;
         const double sweep = best_of(5, [&] { arena = orm::plan_arena(*live, oracle, sweep_only)->plan().arena_bytes; });
         const double full = best_of(3, [&] { arena = orm::plan_arena(*live, oracle)->plan().arena_bytes; });

@@ -196,16 +196,16 @@ TEST_CASE("ArenaPlanner: re-planning offsets with new sizes matches plan_arena, 
     const auto g = bld.build();
     orm::PlanOptions with_scratch;
     with_scratch.scratch_bytes = {0, 40, 0, 200};
-    for (std::size_t limit : {std::size_t{0}, std::size_t{20000}})
+    for (std::size_t limit : {std::size_t{0}, std::size_t{4096}})
     for (const orm::PlanOptions& po : {orm::PlanOptions{}, with_scratch}) {
         orm::ArenaOptions o;
-        o.quadratic_limit = limit;  // 0: the sweep alone (allocation-free); else the portfolio
+        o.work_per_owner = limit;  // 0: the sweep alone (allocation-free); else the portfolio
         o.alignment = 16;
         auto planner = orm::ArenaPlanner::create(g, {}, po, o);
         REQUIRE(planner.has_value());
         orm::ArenaPlan plan;
         for (std::size_t scale : {1u, 3u, 2u, 7u, 1u}) {
-            INFO("quadratic_limit " << limit << ", scale " << scale);
+            INFO("work_per_owner " << limit << ", scale " << scale);
             const auto oracle = [&](ValueId v) { return std::optional<std::size_t>(scale * ((v * 37) % 11 + 1) * 24); };
             auto outcome = planner->plan(oracle, plan);
             REQUIRE(outcome.has_value());

@@ -252,3 +252,74 @@ TEST_CASE("scratch: a node's workspace is planned with what is live at that node
         CHECK(orm::plan_arena(g, {}, oracle, past).error().kind == orm::PlanError::Kind::bad_scratch);
     }
 }
+
+TEST_CASE("pinned owners: the arena keeps the caller's offsets, validate_arena checks them") {
+    // x -> A -> a -> B -> b -> C -> c (output); 64 bytes each; y is a view of b.
+    ir::Builder bld("pins");
+    for (auto name : {"a", "b", "c"}) bld.tensor(name, f32, {16});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("Reshape", {"b"}, {"y"});
+    bld.node("C", {"y"}, {"c"}).output("c");
+    const auto g = bld.build();
+    orm::ViewMap views;
+    views.insert(test::id(g, "y"), test::id(g, "b"));
+    const auto oracle = orm::static_size_oracle(g);
+    const ValueId a = test::id(g, "a"), b = test::id(g, "b"), c = test::id(g, "c");
+    orm::PlanOptions o;
+    o.pinned = {{b, 512}};  // b (and its view y) at 512, as an offline plan had it
+    auto arena = orm::plan_arena(g, views, oracle, o);
+    REQUIRE(arena.has_value());
+    const auto& p = arena->plan();
+    CHECK(p.offsets[b] == 512);
+    CHECK(p.offsets[test::id(g, "y")] == 512);
+    CHECK(p.arena_bytes == 576);  // the pin decides the arena: a and c fit below it
+    CHECK(p.offsets[a] + 64 <= 512);
+    CHECK(p.offsets[c] + 64 <= 512);
+    CHECK(orm::validate_arena(g, views, p, oracle, 64, o).has_value());
+
+    // A plan made without the pin does not pass as one with it.
+    const auto free_plan = orm::plan_arena(g, views, oracle)->plan();
+    auto r = orm::validate_arena(g, views, free_plan, oracle, 64, o);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == orm::ValidateError::Kind::pin_moved);
+    CHECK(r.error().value == b);
+
+    // The re-planner keeps the pins too, request after request.
+    auto planner = orm::ArenaPlanner::create(g, views, o);
+    REQUIRE(planner.has_value());
+    orm::ArenaPlan replanned;
+    REQUIRE(planner->plan(oracle, replanned).has_value());
+    CHECK(replanned == p);
+    CHECK(planner->lower_bound_bytes() == 576);
+
+    SECTION("a pin on what the arena does not place is refused by name") {
+        for (ValueId v : {test::id(g, "y"), test::id(g, "x"), ValueId{999}}) {
+            auto bad = o;
+            bad.pinned = {{v, 0}};
+            auto e = orm::plan_arena(g, views, oracle, bad);
+            REQUIRE_FALSE(e.has_value());
+            CHECK(e.error().kind == orm::PlanError::Kind::bad_pin);
+            CHECK(e.error().value == v);
+        }
+        auto twice = o;
+        twice.pinned.push_back({b, 0});
+        CHECK(orm::plan_arena(g, views, oracle, twice).error().kind == orm::PlanError::Kind::bad_pin);
+        auto misaligned = o;
+        misaligned.pinned = {{b, 32}};
+        CHECK(orm::plan_arena(g, views, oracle, misaligned).error().kind == orm::PlanError::Kind::bad_pin);
+    }
+    SECTION("pins that overlap while live name both owners") {
+        auto clash = o;
+        clash.pinned = {{a, 0}, {b, 0}};  // a is read where b is written
+        auto e = orm::plan_arena(g, views, oracle, clash);
+        REQUIRE_FALSE(e.has_value());
+        CHECK(e.error().kind == orm::PlanError::Kind::pins_overlap);
+        CHECK(e.error().value == std::min(a, b));
+        CHECK(e.error().other == std::max(a, b));
+        CHECK(e.error().node == 1);
+        auto apart = o;
+        apart.pinned = {{a, 0}, {c, 0}};  // a and c never meet
+        auto ok = orm::plan_arena(g, views, oracle, apart);
+        REQUIRE(ok.has_value());
+        CHECK(orm::validate_arena(g, views, ok->plan(), oracle, 64, apart).has_value());
+    }
+}

@@ -111,3 +111,105 @@ TEST_CASE("plan_offsets: the graph path and the graph-free path agree on a graph
     CHECK(offsets->arena_bytes == arena->plan().arena_bytes);
     for (std::size_t i = 0; i < buffers.size(); ++i) CHECK(offsets->offsets[i] == arena->plan().offsets[live->owners[i]]);
 }
+
+// ---- pinned buffers ----
+
+TEST_CASE("pinned buffers stay where the caller put them; the rest is packed around them") {
+    // a is pinned high, at 1000; b and c fit in the room below it.
+    orm::ArenaOptions o;
+    o.alignment = 1;
+    std::vector<Buffer> buffers = {{100, 0, 2, 1000}, {100, 1, 3}, {50, 3, 4}};
+    auto plan = orm::plan_offsets(buffers, o);
+    REQUIRE(plan.has_value());
+    CHECK(plan->offsets[0] == 1000);
+    CHECK(plan->offsets[1] == 0);
+    CHECK(plan->offsets[2] == 100);
+    CHECK(plan->arena_bytes == 1100);
+    CHECK(plan->lower_bound_bytes == 1100);  // no arena holds a buffer pinned at 1000 in less
+    CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
+    // Pinned low, the same buffers stack above it.
+    buffers[0].pinned = 0;
+    plan = orm::plan_offsets(buffers, o);
+    REQUIRE(plan.has_value());
+    CHECK(plan->offsets[0] == 0);
+    CHECK(plan->arena_bytes == 200);
+    CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
+    // With the sweep alone, the free buffers go above the highest pin.
+    o.work_per_owner = 0;
+    buffers[0].pinned = 1000;
+    plan = orm::plan_offsets(buffers, o);
+    REQUIRE(plan.has_value());
+    CHECK(plan->offsets[0] == 1000);
+    CHECK(plan->offsets[1] == 1100);
+    CHECK(plan->arena_bytes == 1200);
+    CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
+}
+
+TEST_CASE("pins that overlap while live, or off the alignment, are refused by name") {
+    const std::vector<Buffer> clash = {{64, 0, 1}, {100, 0, 2, 0}, {100, 2, 3, 64}};
+    auto e = orm::plan_offsets(clash);  // 100 rounds up to 128: [0,128) and [64,192) meet at time 2
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == orm::PlanError::Kind::pins_overlap);
+    CHECK(e.error().value == 1);
+    CHECK(e.error().other == 2);
+    CHECK(e.error().node == 2);
+    CHECK(e.error().message() == "pinned value 1 and value 2 share bytes while both are live (at node 2)");
+    const std::vector<Buffer> apart_in_time = {{100, 0, 1, 0}, {100, 2, 3, 0}};
+    CHECK(orm::plan_offsets(apart_in_time).has_value());
+    const std::vector<Buffer> misaligned = {{64, 0, 1}, {64, 0, 1, 32}};
+    e = orm::plan_offsets(misaligned);
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == orm::PlanError::Kind::bad_pin);
+    CHECK(e.error().value == 1);
+    orm::ArenaOptions o;
+    o.alignment = 32;
+    CHECK(orm::plan_offsets(misaligned, o).has_value());
+    const std::vector<Buffer> past_the_end = {{128, 0, 1, SIZE_MAX - 127}};
+    CHECK(orm::plan_offsets(past_the_end).error().kind == orm::PlanError::Kind::bad_pin);
+}
+
+TEST_CASE("validate_offsets: a pinned buffer moved is caught") {
+    const std::vector<Buffer> buffers = {{64, 0, 1, 128}, {64, 1, 2}};
+    auto plan = orm::plan_offsets(buffers);
+    REQUIRE(plan.has_value());
+    CHECK(orm::validate_offsets(buffers, *plan, 64).has_value());
+    auto moved = *plan;
+    moved.offsets[0] = 0;
+    moved.offsets[1] = 64;
+    auto r = orm::validate_offsets(buffers, moved, 64);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == Kind::pin_moved);
+    CHECK(r.error().value == 0);
+    CHECK(r.error().message() == "owner value 0 is pinned at offset 128 but placed at 0");
+}
+
+TEST_CASE("pins taken from a plan, on random buffers: the re-plan keeps them and validates") {
+    std::uint64_t x = 0x51ED2701u;
+    const auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    for (int round = 0; round < 200; ++round) {
+        std::vector<Buffer> buffers(5 + rnd() % 60);
+        for (auto& b : buffers) {
+            b.first = static_cast<orm::NodeIndex>(rnd() % 40);
+            b.last = b.first + static_cast<orm::NodeIndex>(rnd() % 10);
+            b.size = 1 + rnd() % 5000;
+        }
+        orm::ArenaOptions o;
+        o.work_per_owner = round % 3 == 0 ? 0 : 4096;
+        const auto free_plan = orm::plan_offsets(buffers, o);
+        REQUIRE(free_plan.has_value());
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            if (rnd() % 3 == 0) buffers[i].pinned = free_plan->offsets[i];
+        const auto pinned = orm::plan_offsets(buffers, o);
+        REQUIRE(pinned.has_value());
+        INFO("round " << round);
+        CHECK(orm::validate_offsets(buffers, *pinned, 64).has_value());
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            if (buffers[i].pinned != orm::no_offset) CHECK(pinned->offsets[i] == buffers[i].pinned);
+        CHECK(pinned->arena_bytes >= pinned->lower_bound_bytes);
+    }
+}

@@ -32,12 +32,17 @@ namespace ir {
         case K::view_cycle:
         case K::view_unknown_value:
         case K::view_before_source:
-        case K::output_not_produced: {
+        case K::output_not_produced:
+        case K::bad_pin:
+        case K::pins_overlap: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
             if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&
                                      e.value_form == orm::PlanError::IdForm::plain)
                 m.replace(at, v.size(), value_label(g, e.value));
+            const std::string o = "value " + std::to_string(e.other);
+            if (auto at = m.find(o); at != std::string::npos && e.other != orm::no_value)
+                m.replace(at, o.size(), value_label(g, e.other));
             const std::string n = "node " + std::to_string(e.node);
             if (auto at = m.find(n); at != std::string::npos && e.node != orm::no_node)
                 m.replace(at, n.size(), node_label(g, e.node));

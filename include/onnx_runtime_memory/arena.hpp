@@ -67,13 +67,14 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
 
 namespace detail {
 
-// plan_arena from a liveness known to be well formed.
+// plan_arena from a liveness known to be well formed, under the policies,
+// scratch and pins of `plan`.
 template <class Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_owner_offsets(const Liveness& all, Oracle& oracle,
                                                                   const ArenaOptions& options,
-                                                                  UnknownSizes policy = UnknownSizes::defer,
-                                                                  std::span<const std::size_t> scratch = {}) {
-    auto request = size_for_plan(all, oracle, policy, scratch);
+                                                                  const PlanOptions& plan = {}) {
+    const auto& scratch = plan.scratch_bytes;
+    auto request = size_for_plan(all, oracle, plan.unknown_sizes, scratch);
     if (!request) return unexpected(request.error());
     auto& sizes = request->sizes;
     if (request->deferred) return ArenaStatus::deferred(std::move(sizes.unknown));
@@ -81,14 +82,18 @@ template <class Oracle>
     const std::size_t naive = request->naive_bytes;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
+    if (auto ok = pin_owners(live, plan.pinned, buffers); !ok) return unexpected(ok.error());
     scratch_buffers(scratch, buffers);  // after the owners: buffer owners.size() + k is the k-th scratch
     auto placed = plan_offsets(buffers, options);
-    if (!placed) {  // name the owner, not the buffer index
+    if (!placed) {  // name the owners, not the buffer indices
         PlanError e = placed.error();
-        e.value = e.value < live.owners.size() ? live.owners[static_cast<std::size_t>(e.value)] : no_value;
+        const auto owner = [&](std::uint64_t i) { return i < live.owners.size() ? live.owners[i] : no_value; };
+        e.value = owner(e.value);
+        if (e.other != no_value) e.other = owner(e.other);
         return unexpected(e);
     }
-    if (placed->arena_bytes > placed->lower_bound_bytes) {  // the best-fit slot plan, laid out, is a candidate too
+    if (placed->arena_bytes > placed->lower_bound_bytes && plan.pinned.empty()) {
+        // The best-fit slot plan, laid out, is a candidate too (it knows no pins).
         detail::Schedule schedule;
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
@@ -101,18 +106,18 @@ template <class Oracle>
             return ArenaStatus::complete(std::move(*from_slots));
         }
     }
-    ArenaPlan plan;
-    plan.arena_bytes = placed->arena_bytes;
-    plan.alignment = placed->alignment;
-    plan.strategy = placed->strategy;
-    plan.offsets.assign(live.value_count(), no_offset);
-    for (std::size_t i = 0; i < live.owners.size(); ++i) plan.offsets[live.owners[i]] = placed->offsets[i];
-    place_views(live, plan.offsets);
-    plan.scratch_offsets.assign(scratch.size(), no_offset);
+    ArenaPlan result;
+    result.arena_bytes = placed->arena_bytes;
+    result.alignment = placed->alignment;
+    result.strategy = placed->strategy;
+    result.offsets.assign(live.value_count(), no_offset);
+    for (std::size_t i = 0; i < live.owners.size(); ++i) result.offsets[live.owners[i]] = placed->offsets[i];
+    place_views(live, result.offsets);
+    result.scratch_offsets.assign(scratch.size(), no_offset);
     for (std::size_t n = 0, k = live.owners.size(); n < scratch.size(); ++n)
-        if (scratch[n] > 0) plan.scratch_offsets[n] = placed->offsets[k++];
-    plan.dynamic_values = std::move(sizes.unknown);
-    return ArenaStatus::complete(std::move(plan));
+        if (scratch[n] > 0) result.scratch_offsets[n] = placed->offsets[k++];
+    result.dynamic_values = std::move(sizes.unknown);
+    return ArenaStatus::complete(std::move(result));
 }
 
 }  // namespace detail
@@ -127,42 +132,43 @@ template <size_oracle Oracle>
     return detail::plan_owner_offsets(live, oracle, options);
 }
 
-// Computes the liveness, then plans the arena. O(n log n) for the sweep, plus
-// O(n * k) for the greedy orders up to options.quadratic_limit owners, plus the
-// search iterations asked for.
+// Computes the liveness, then plans the arena under plan_options' policies,
+// scratch and pins. O(n log n) for the sweep, the other strategies within
+// options.work_per_owner steps per owner, plus the searches asked for.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena(const G& g, const ViewMap& views, Oracle&& oracle,
                                                           const PlanOptions& plan_options = {},
                                                           const ArenaOptions& options = {}) {
     auto live = compute_liveness(g, views, plan_options);
     if (!live) return unexpected(live.error());
-    return detail::plan_owner_offsets(*live, oracle, options, plan_options.unknown_sizes, plan_options.scratch_bytes);
+    return detail::plan_owner_offsets(*live, oracle, options, plan_options);
 }
 
 // Plans one graph's arena again and again as sizes change (dynamic shapes:
 // new offsets every request). The liveness is computed once; each plan()
 // sizes the owners and places them, reusing every buffer. When the sweep
-// alone decides (it reaches the lower bound, or there are more owners than
-// options.quadratic_limit: set it to 0 for the sweep always), planning
-// allocates nothing after the first plan of the largest size; otherwise the
-// other strategies run as plan_arena runs them. Every plan equals
-// plan_arena's with the same liveness, oracle, options and scratch. Unknown
-// sizes defer (UnknownSizes::dynamic is plan_arena's).
+// alone decides (it reaches the lower bound, or options.work_per_owner is
+// 0), planning allocates nothing after the first plan of the largest size
+// (pins add a check that allocates); otherwise the other strategies run as
+// plan_arena runs them. Every plan equals plan_arena's with the same
+// liveness, oracle, options, scratch and pins. Unknown sizes defer
+// (UnknownSizes::dynamic is plan_arena's).
 class ArenaPlanner : public detail::KeptPlanning {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
-    explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}, std::vector<std::size_t> scratch = {})
-        : KeptPlanning(std::move(live), std::move(scratch)), options_(options) {}
+    explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}, std::vector<std::size_t> scratch = {},
+                          std::vector<PinnedOffset> pinned = {})
+        : KeptPlanning(std::move(live), std::move(scratch)), options_(options), pinned_(std::move(pinned)) {}
     template <activation_graph G>
     [[nodiscard]] static expected<ArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                   const PlanOptions& plan_options = {},
                                                                   const ArenaOptions& options = {}) {
         auto live = compute_liveness(g, views, plan_options);
         if (!live) return unexpected(live.error());
-        return ArenaPlanner(std::move(*live), options, plan_options.scratch_bytes);
+        return ArenaPlanner(std::move(*live), options, plan_options.scratch_bytes, plan_options.pinned);
     }
 
     // Plans with this request's sizes into `out`, reusing its memory. On
@@ -176,39 +182,35 @@ public:
         const std::size_t naive = **sized;
         const std::size_t alignment = detail::alignment_or_one(options_.alignment);
         owner_buffers(live_, sizes_.bytes, buffers_);
+        if (auto ok = pin_owners(live_, pinned_, buffers_); !ok) return unexpected(ok.error());
         scratch_buffers(scratch_, buffers_);
         if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok) {
             PlanError e = ok.error();
-            e.value = e.value < live_.owners.size() ? live_.owners[static_cast<std::size_t>(e.value)] : no_value;
+            const auto owner = [&](std::uint64_t i) { return i < live_.owners.size() ? live_.owners[i] : no_value; };
+            e.value = owner(e.value);
+            if (e.other != no_value) e.other = owner(e.other);
             return unexpected(e);
         }
-        bound_ = detail::peak_live_bytes(buffers_, alignment, born_, dying_);
-        std::size_t arena = detail::sweep(columns_, offset_, sweep_);
-        ArenaStrategy strategy = ArenaStrategy::sweep;
-        if (arena > bound_ && columns_.count() <= options_.quadratic_limit) {  // the portfolio, as plan_offsets runs it
-            detail::Placement best = detail::place_buffers(columns_, options_, bound_);
-            offset_ = std::move(best.offset);
-            arena = best.arena;
-            strategy = best.strategy;
-        }
+        bound_ = std::max(detail::peak_live_bytes(buffers_, alignment, born_, dying_), columns_.pinned_top);
+        detail::place_buffers(columns_, options_, bound_, space_, placed_);
         out.offsets.assign(live_.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
         out.alignment = alignment;
-        if (arena > bound_ && slots_laid_out(naive, alignment) < arena) {  // the best-fit slot plan, laid out
-            out.arena_bytes = slot_top_;
+        if (placed_.arena > bound_ && pinned_.empty() && slots_laid_out(naive, alignment) < placed_.arena) {
+            out.arena_bytes = slot_top_;  // the best-fit slot plan, laid out
             out.strategy = ArenaStrategy::slots;
             for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
             for (std::size_t n = 0; n < scratch_.size(); ++n)
                 if (!slots_.scratch[n].is_none()) out.scratch_offsets[n] = slot_offset_[slots_.scratch[n].value];
         } else {
-            out.arena_bytes = arena;
-            out.strategy = strategy;
+            out.arena_bytes = placed_.arena;
+            out.strategy = placed_.strategy;
             const std::size_t owners = live_.owners.size();
             for (std::size_t i = 0; i < columns_.count(); ++i) {
                 const std::size_t r = columns_.value[i];  // the record: an owner, or a node's scratch after them
-                if (r < owners) out.offsets[live_.owners[r]] = offset_[i];
-                else out.scratch_offsets[buffers_[r].first] = offset_[i];
+                if (r < owners) out.offsets[live_.owners[r]] = placed_.offset[i];
+                else out.scratch_offsets[buffers_[r].first] = placed_.offset[i];
             }
         }
         detail::place_views(live_, out.offsets);
@@ -236,10 +238,12 @@ private:
     }
 
     ArenaOptions options_;
+    std::vector<PinnedOffset> pinned_;
     std::vector<Buffer> buffers_;
     detail::Buffers columns_;
-    std::vector<std::size_t> offset_, born_, dying_, slot_offset_;
-    detail::SweepSpace sweep_;
+    std::vector<std::size_t> born_, dying_, slot_offset_;
+    detail::PlaceSpace space_;
+    detail::Placement placed_;
     detail::SlotPool pool_;
     ActivationPlan slots_;
     std::size_t bound_ = 0, slot_top_ = 0;

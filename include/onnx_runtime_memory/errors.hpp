@@ -24,6 +24,9 @@ struct PlanError {
         bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
         bad_buffer,            // buffer record `value` has first > last, or a time past max_graph_ids
         bad_scratch,           // scratch is asked for `node`, which the graph does not have
+        bad_pin,               // `value`'s pinned offset is not a multiple of the alignment, ends past SIZE_MAX,
+                               // or (a graph) `value` is not an owner planned in the arena
+        pins_overlap,          // pinned `value` and `other` share bytes while both are live (at `node`)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -36,6 +39,7 @@ struct PlanError {
     std::uint64_t value = no_value;  // the value at fault, as the caller named it (no_value if none)
     NodeIndex node = no_node;        // the node at fault (no_node if none)
     IdForm value_form = IdForm::plain;
+    std::uint64_t other = no_value;  // pins_overlap: the second culprit
 
     friend bool operator==(const PlanError&, const PlanError&) = default;
 
@@ -75,6 +79,12 @@ struct PlanError {
             case Kind::bad_liveness:
                 return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
             case Kind::bad_scratch: return "scratch is asked for " + n + ", which the graph does not have";
+            case Kind::bad_pin:
+                return v + " has a pinned offset that is not a multiple of the alignment, ends past SIZE_MAX, or "
+                           "belongs to no buffer the arena places";
+            case Kind::pins_overlap:
+                return "pinned " + v + " and value " + std::to_string(other) + " share bytes while both are live (at " +
+                       n + ")";
             case Kind::bad_buffer:
                 return "buffer " + std::to_string(value) + " ends before it begins, or lives past time " +
                        std::to_string(max_graph_ids - 1);

@@ -33,6 +33,13 @@ enum class UnknownSizes : std::uint8_t {
 
 // Options controlling what the planner considers part of the arena. Every
 // default is the original crate's behaviour.
+// An owner whose arena offset the caller fixes (PlanOptions::pinned).
+struct PinnedOffset {
+    ValueId value = no_value;
+    std::size_t offset = 0;
+    friend bool operator==(const PinnedOffset&, const PinnedOffset&) = default;
+};
+
 struct PlanOptions {
     // When true, graph inputs that are not initializers become owners placed
     // in the arena (live from position 0).
@@ -44,6 +51,12 @@ struct PlanOptions {
     // plans report a slot (ActivationPlan::scratch) or an offset
     // (ArenaPlan::scratch_offsets) per node. 0, or no entry: none.
     std::vector<std::size_t> scratch_bytes{};
+    // Arena plans only (slot plans ignore them): owners at offsets the caller
+    // fixes (an offline plan, a memory-mapped region); the rest is packed
+    // around them. A pin must name an owner the arena places, at a multiple
+    // of the alignment (else PlanError::bad_pin), and pins must not share
+    // bytes while live (pins_overlap). validate_arena checks them.
+    std::vector<PinnedOffset> pinned{};
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };

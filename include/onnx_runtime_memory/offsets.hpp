@@ -9,14 +9,12 @@
 //   greedy       buffers in a fixed order (size, lifetime, area, conflicts:
 //                each decreasing), each placed into the best (or first) gap
 //                among the buffers already placed that it overlaps in time;
-//                O(n * k), k the overlapping buffers; only up to
-//                ArenaOptions::quadratic_limit owners
+//                O((n + P) log n), P the pairs of buffers that overlap
 //   skyline      bottom-left packing over time: take the lowest point of the
 //                skyline (the tops of what is placed, per node position) and
 //                place there a buffer that fits the flat stretch around it
 //                (largest by size, area or lifetime), else raise the stretch
-//                to its lower neighbour; O(n * (T + n)), T the positions;
-//                also only up to quadratic_limit owners
+//                to its lower neighbour; O(n * (T + n)), T the positions
 //   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
 //                for offsets under a capacity: first the lower bound (a find
 //                there is optimal), then 2%, 4%, 8%, ... above it while below
@@ -25,8 +23,11 @@
 //                the bound instead. Up to ArenaOptions::exact_nodes nodes
 //   search       randomised skyline restarts (seeded: deterministic), a
 //                fixed number of them
-// Both searches are opt-in, and both stop early at options.time_limit (then
-// the best so far; the result may then depend on the machine's speed).
+// The strategies after the sweep run under a work budget
+// (ArenaOptions::work_per_owner): each only if its predicted steps fit in
+// what is left, so the time grows like n log n at every size. Pinned
+// buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
+// the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, and both stop early at options.time_limit (then
 // the best so far; the result may then depend on the machine's speed).
 #pragma once
@@ -48,10 +49,11 @@
 namespace onnx_runtime_memory {
 
 // Places every buffer: offsets aligned to options.alignment (0 counts as 1),
-// the best of the strategies above. A malformed record is
-// PlanError::bad_buffer, a total that overflows once rounded up is
-// PlanError::size_overflow; both name the buffer by index. Deterministic
-// unless options.time_limit cuts a search short.
+// pinned buffers at their pins, the best of the strategies above. A
+// malformed record is PlanError::bad_buffer, a total that overflows once
+// rounded up is PlanError::size_overflow, a bad pin bad_pin or
+// pins_overlap; each names the buffer by index. Deterministic unless
+// options.time_limit cuts a search short.
 [[nodiscard]] inline expected<OffsetPlan, PlanError> plan_offsets(std::span<const Buffer> buffers,
                                                                   const ArenaOptions& options = {}) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
@@ -60,8 +62,10 @@ namespace onnx_runtime_memory {
     if (auto ok = detail::make_buffers(buffers, alignment, b); !ok) return unexpected(ok.error());
     OffsetPlan plan;
     plan.alignment = alignment;
-    plan.lower_bound_bytes = detail::peak_live_bytes(buffers, alignment);
-    detail::Placement placement = detail::place_buffers(b, options, plan.lower_bound_bytes);
+    plan.lower_bound_bytes = std::max(detail::peak_live_bytes(buffers, alignment), b.pinned_top);
+    detail::PlaceSpace space;
+    detail::Placement placement;
+    detail::place_buffers(b, options, plan.lower_bound_bytes, space, placement);
     plan.offsets.assign(buffers.size(), 0);
     for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
     plan.arena_bytes = placement.arena;

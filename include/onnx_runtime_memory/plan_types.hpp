@@ -134,8 +134,16 @@ inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max()
 
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
-    std::size_t quadratic_limit = 20000;  // the strategies beyond the sweep (quadratic in practice) and the
-                                          // searches run only up to this many owners
+    // The work budget of the strategies beyond the sweep, in steps per owner
+    // (a step: one placed buffer found meeting the one being placed, or one
+    // time position scanned). Each strategy runs only if its predicted steps
+    // fit in what is left of work_per_owner x owners (at least 4,096 owners,
+    // so small problems get every strategy): a greedy order about
+    // (owners + meeting pairs) x log2(owners), a skyline owners x (positions
+    // + owners); the searches only where one skyline fits. The time so grows
+    // like n log n at every size, with no jump at a threshold. 0: the sweep
+    // alone (allocation-free re-planning).
+    std::size_t work_per_owner = 4096;
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
     // Last, so that 0.1's positional initialisers keep their meaning.
@@ -217,6 +225,11 @@ struct Buffer {
     std::size_t size = 0;
     NodeIndex first = 0;
     NodeIndex last = 0;
+    // The offset this buffer must have (an offline plan, a memory-mapped
+    // region); no_offset: the planner chooses. Pins must be multiples of the
+    // alignment and must not overlap while live (PlanError::bad_pin,
+    // pins_overlap); the other buffers are packed around them.
+    std::size_t pinned = no_offset;
     friend constexpr bool operator==(const Buffer&, const Buffer&) = default;
 };
 
@@ -257,6 +270,7 @@ struct ValidateError {
         outside_arena,         // owner `value` ends past the arena
         offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
         view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
+        pin_moved,             // owner `value` is pinned at `capacity` but placed at `size`
     };
 
     Kind kind{};
@@ -319,6 +333,9 @@ struct ValidateError {
             case Kind::offset_overlap:
                 return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
             case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
+            case Kind::pin_moved:
+                return "owner " + v(value) + " is pinned at offset " + std::to_string(capacity) + " but placed at " +
+                       (size == static_cast<std::size_t>(-1) ? std::string("no offset") : std::to_string(size));
         }
         return "unknown validate error";
     }

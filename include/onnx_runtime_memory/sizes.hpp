@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "detail/checked.hpp"
@@ -122,6 +123,25 @@ inline void owner_buffers(const Liveness& live, const std::vector<std::size_t>& 
         const ValueId v = live.owners[i];
         out[i] = Buffer{bytes[v], live.intervals[v].def, live.intervals[v].use_end};
     }
+}
+
+// Pins the owners' records (from owner_buffers, in owner order) at the
+// caller's offsets. A pin on a value that is not an owner of `live` (a view,
+// a graph input, a dynamic owner, an id past the graph), or two different
+// pins on one owner, is PlanError::bad_pin. O(pins log n).
+[[nodiscard]] inline expected<void, PlanError> pin_owners(const Liveness& live, std::span<const PinnedOffset> pins,
+                                                          std::vector<Buffer>& out) {
+    for (const PinnedOffset& p : pins) {
+        if (!live.is_owner(p.value)) return unexpected(make_plan_error(PlanError::Kind::bad_pin, p.value));
+        const auto at = [&](ValueId v) { return std::pair{live.intervals[v].def, v}; };
+        const auto i = static_cast<std::size_t>(
+            std::lower_bound(live.owners.begin(), live.owners.end(), p.value,
+                             [&](ValueId a, ValueId b) { return at(a) < at(b); }) - live.owners.begin());
+        if (i >= out.size() || live.owners[i] != p.value || (out[i].pinned != no_offset && out[i].pinned != p.offset))
+            return unexpected(make_plan_error(PlanError::Kind::bad_pin, p.value));
+        out[i].pinned = p.offset;
+    }
+    return {};
 }
 
 }  // namespace onnx_runtime_memory

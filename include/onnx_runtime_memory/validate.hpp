@@ -269,7 +269,8 @@ template <shaped_graph G>
 // caller states the `alignment` its executor needs (0 counts as 1): the
 // plan's own alignment field is not believed, nor anything else it says
 // about itself. Each owner (owner order) has an offset (MissingAssignment),
-// a multiple of `alignment` (MisalignedOffset), ending inside arena_bytes
+// its pin if options.pinned has one (PinMoved), a multiple of `alignment`
+// (MisalignedOffset), ending inside arena_bytes
 // (OutsideArena); no two owners live together overlap in bytes
 // (OffsetOverlap), checked by validate_offsets on the owners as buffers;
 // each view sits at its root's offset (ViewOffsetMismatch); then
@@ -289,6 +290,7 @@ template <activation_graph G, size_oracle Oracle>
     if (*split) live = std::move(**split);
     std::vector<Buffer> buffers;
     owner_buffers(*live, sizes.bytes, buffers);
+    if (auto ok = pin_owners(*live, options.pinned, buffers); !ok) return unexpected(ValidateError::from(ok.error()));
     const std::size_t owners = buffers.size();
     const auto& scratch = options.scratch_bytes;
     scratch_buffers(scratch, buffers);  // buffer owners + k: the k-th node with scratch

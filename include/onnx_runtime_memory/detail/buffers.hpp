@@ -12,6 +12,7 @@
 #include "../graph.hpp"
 #include "../plan_types.hpp"
 #include "checked.hpp"
+#include "overlap.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -22,19 +23,44 @@ struct Buffers {
     std::vector<ValueId> value;
     std::vector<NodeIndex> def, end;
     std::vector<std::size_t> size;  // rounded up to the alignment
+    std::vector<std::size_t> pin;   // the pinned offset, or no_offset
+    std::size_t pinned = 0;         // how many buffers are pinned
+    std::size_t pinned_top = 0;     // the highest end of a pinned buffer: no arena is smaller
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
+    [[nodiscard]] bool is_pinned(std::size_t i) const noexcept { return pin[i] != no_offset; }
     [[nodiscard]] bool overlap(std::size_t a, std::size_t b) const noexcept {
         return def[a] <= end[b] && def[b] <= end[a];
     }
 };
 
 
+// Pinned records must not share bytes while both are live (sizes as placed,
+// rounded up to the alignment).
+[[nodiscard]] inline expected<void, PlanError> check_pins(const Buffers& b) {
+    std::vector<Buffer> pins;
+    std::vector<std::size_t> offsets;
+    std::vector<ValueId> record;
+    for (std::size_t i = 0; i < b.count(); ++i)
+        if (b.is_pinned(i)) {
+            pins.push_back(Buffer{b.size[i], b.def[i], b.end[i]});
+            offsets.push_back(b.pin[i]);
+            record.push_back(b.value[i]);
+        }
+    const auto o = first_overlap(pins, offsets);
+    if (!o) return {};
+    PlanError e = make_plan_error(PlanError::Kind::pins_overlap, std::min(record[o->a], record[o->b]), o->at);
+    e.other = std::max(record[o->a], record[o->b]);
+    return unexpected(e);
+}
+
 // Fills b from buffer records in (first, index) order, the order the
 // strategies expect (value[i]: the record's index), sizes rounded up to the
 // alignment (>= 1); a size that cannot be rounded up, or a total that
 // overflows, is PlanError::size_overflow naming the record. Records already
-// in that order (a graph's owners) keep it.
+// in that order (a graph's owners) keep it. A pin off the alignment or
+// ending past SIZE_MAX is PlanError::bad_pin; two pinned records sharing
+// bytes while both live are pins_overlap (value, other: the two records).
 [[nodiscard]] inline expected<void, PlanError> make_buffers(std::span<const Buffer> buffers, std::size_t alignment,
                                                             Buffers& b) {
     const std::size_t n = buffers.size();
@@ -46,14 +72,25 @@ struct Buffers {
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);
+    b.pin.resize(n);
+    b.pinned = 0;
+    b.pinned_top = 0;
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const Buffer& r = buffers[b.value[i]];
         b.def[i] = r.first;
         b.end[i] = r.last;
+        b.pin[i] = r.pinned;
         if (align_up_overflows(r.size, alignment, b.size[i]) || add_overflows(total, b.size[i], total))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, b.value[i]));
+        if (r.pinned == no_offset) continue;
+        std::size_t top = 0;
+        if (r.pinned % alignment != 0 || add_overflows(r.pinned, b.size[i], top))
+            return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[i]));
+        ++b.pinned;
+        b.pinned_top = std::max(b.pinned_top, top);
     }
+    if (b.pinned > 0) return check_pins(b);
     return {};
 }
 

@@ -41,6 +41,11 @@ inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
     return add_overflows(a, b, r) ? size_max : r;
 }
 
+[[nodiscard]] constexpr std::size_t saturating_mul(std::size_t a, std::size_t b) noexcept {
+    std::size_t r = 0;
+    return mul_overflows(a, b, r) ? size_max : r;
+}
+
 // An alignment as the planners use it: 0 counts as 1.
 [[nodiscard]] constexpr std::size_t alignment_or_one(std::size_t alignment) noexcept {
     return alignment == 0 ? 1 : alignment;

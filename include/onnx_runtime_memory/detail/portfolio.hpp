@@ -1,7 +1,8 @@
 // The portfolio: every strategy on one offset problem, the best kept (ties
-// to the earlier), under the options' limits.
+// to the earlier), under the options' work budget and limits.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +11,9 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
-#include "greedy.hpp"
+#include "checked.hpp"
 #include "exact_search.hpp"
+#include "greedy.hpp"
 #include "skyline.hpp"
 #include "sweep.hpp"
 
@@ -34,56 +36,90 @@ struct Placement {
     ArenaStrategy strategy = ArenaStrategy::sweep;
 };
 
-[[nodiscard]] inline Placement place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound) {
-    Placement best;
-    best.arena = sweep(b, best.offset);
-    best.strategy = ArenaStrategy::sweep;
-    if (best.arena <= lower_bound || b.count() > options.quadratic_limit) return best;
+// Working memory a caller may keep between problems (ArenaPlanner): when
+// the sweep decides, placing allocates nothing once it is big enough.
+struct PlaceSpace {
+    SweepSpace sweep;
+    GreedySpace greedy;
+    Skyline sky;
+    std::vector<std::size_t> offset;  // the strategy being tried
+};
 
-    const auto started = std::chrono::steady_clock::now();
-    std::vector<std::size_t> offset;  // each strategy's placement; kept when it beats the best
+// ceil(log2(n)), at least 1: the depth of the greedy's search tree.
+[[nodiscard]] constexpr std::size_t log2_steps(std::size_t n) noexcept {
+    std::size_t d = 1;
+    while (d < 64 && (std::size_t{1} << d) < n) ++d;
+    return d;
+}
+
+// Places every buffer into `best`: the sweep, then the greedy orders and the
+// skylines while their predicted steps fit in the budget
+// (ArenaOptions::work_per_owner), then the opt-in searches. Pinned buffers
+// keep their pins: the sweep and the greedy orders pack the rest around
+// them; the skylines and the searches do not run. Stops early at the lower
+// bound (no placement can be smaller). Deterministic unless
+// options.time_limit cuts a search short.
+inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
+                          Placement& best) {
+    best.arena = sweep(b, best.offset, space.sweep);
+    best.strategy = ArenaStrategy::sweep;
+    const std::size_t n = b.count();
+    constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
+    std::size_t budget = saturating_mul(options.work_per_owner, std::max(n, least_owners));
+    if (best.arena <= lower_bound || budget == 0) return;
+    const auto spend = [&budget](std::size_t steps) {
+        if (steps > budget) return false;
+        budget -= steps;
+        return true;
+    };
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) {
         if (arena < best.arena) {
             best.arena = arena;
-            best.offset = offset;
+            best.offset.assign(space.offset.begin(), space.offset.end());
             best.strategy = strategy;
         }
     };
-    std::vector<std::pair<std::size_t, std::size_t>> scratch;
-    std::vector<std::uint32_t> placed;
-    const auto orders = greedy_orders(b);
-    constexpr ArenaStrategy names[4][2] = {
-        {ArenaStrategy::size_best_fit, ArenaStrategy::size_first_fit},
-        {ArenaStrategy::lifetime_best_fit, ArenaStrategy::lifetime_first_fit},
-        {ArenaStrategy::area_best_fit, ArenaStrategy::area_first_fit},
-        {ArenaStrategy::conflict_best_fit, ArenaStrategy::conflict_first_fit},
-    };
-    for (std::size_t k = 0; k < orders.size(); ++k) {
-        for (Fit fit : {Fit::best, Fit::first}) {
-            if (best.arena <= lower_bound) return best;
-            consider(place_in_order(b, orders[k], fit, offset, scratch, placed), names[k][fit == Fit::first]);
-        }
-    }
 
-    // The skyline, deterministic, then randomised restarts.
-    Skyline sky;
+    // The greedy orders: each finds every pair of buffers that meet once.
+    const Meetings m = meetings(b);
+    const std::size_t greedy_steps = saturating_mul(saturating_add(n, m.pairs), log2_steps(n));
+    if (greedy_steps <= budget) {
+        const auto orders = greedy_orders(b, m);
+        constexpr ArenaStrategy names[4][2] = {
+            {ArenaStrategy::size_best_fit, ArenaStrategy::size_first_fit},
+            {ArenaStrategy::lifetime_best_fit, ArenaStrategy::lifetime_first_fit},
+            {ArenaStrategy::area_best_fit, ArenaStrategy::area_first_fit},
+            {ArenaStrategy::conflict_best_fit, ArenaStrategy::conflict_first_fit},
+        };
+        for (std::size_t k = 0; k < orders.size(); ++k)
+            for (Fit fit : {Fit::best, Fit::first}) {
+                if (best.arena <= lower_bound || !spend(greedy_steps)) return;
+                consider(place_in_order(b, orders[k], fit, space.offset, space.greedy), names[k][fit == Fit::first]);
+            }
+    }
+    if (b.pinned > 0) return;  // the skylines and the searches do not keep pins
+
+    // The skylines, deterministic, then the opt-in searches, where one
+    // skyline fits in what is left.
+    std::size_t positions = 0;
+    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    const std::size_t skyline_steps = saturating_mul(n, saturating_add(positions, n));
     constexpr std::pair<Prefer, ArenaStrategy> skylines[] = {{Prefer::size, ArenaStrategy::skyline_size},
                                                              {Prefer::area, ArenaStrategy::skyline_area},
                                                              {Prefer::lifetime, ArenaStrategy::skyline_lifetime}};
     for (const auto& [prefer, name] : skylines) {
-        if (best.arena <= lower_bound) return best;
-        consider(skyline(b, prefer, nullptr, sky, offset), name);
+        if (best.arena <= lower_bound || !spend(skyline_steps)) return;
+        consider(skyline(b, prefer, nullptr, space.sky, space.offset), name);
     }
-    const auto deadline = deadline_after(started, options.time_limit);
+    const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
-        exact_search(b, lower_bound, best.arena, options.exact_nodes, deadline, offset,
+        exact_search(b, lower_bound, best.arena, options.exact_nodes, deadline, space.offset,
                      [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
         if ((it & 7u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
-        consider(skyline(b, skylines[it % 3].first, &rng, sky, offset), ArenaStrategy::randomized_skyline);
+        consider(skyline(b, skylines[it % 3].first, &rng, space.sky, space.offset), ArenaStrategy::randomized_skyline);
     }
-    return best;
 }
 
 }  // namespace onnx_runtime_memory::detail

@@ -14,7 +14,8 @@ namespace onnx_runtime_memory::detail {
 
 // In execution order: allocate each buffer at its def into the best-fitting
 // free gap (smallest, then lowest), else at the top; free it after its last
-// use, merging free neighbours. Free gaps live in two treap indexes (by
+// use, merging free neighbours. Pinned buffers stay at their pins, and the
+// others go above them all. Free gaps live in two treap indexes (by
 // size, by offset) over a pool of gap ids. O(n log n).
 // The sweep's working memory, kept by a caller that sweeps again and again
 // (ArenaPlanner): after the first sweep of a size, none allocates.
@@ -69,12 +70,14 @@ struct SweepSpace {
     by_end.resize(n);
     for (std::size_t i = 0; i < n; ++i) by_end[count[b.end[i]]++] = static_cast<std::uint32_t>(i);
 
-    std::size_t top = 0, arena = 0, next = 0, done = 0;
+    // Pinned buffers stay where they are; the rest go above the highest pin.
+    std::size_t top = b.pinned_top, arena = b.pinned_top, next = 0, done = 0;
     while (next < n || done < n) {
         const NodeIndex p = next < n ? std::min(b.def[next], b.end[by_end[done]]) : b.end[by_end[done]];
         for (; next < n && b.def[next] == p; ++next) {
             const std::size_t need = b.size[next];
-            if (need == 0) continue;  // takes no bytes: offset 0
+            if (b.is_pinned(next)) offset[next] = b.pin[next];
+            if (need == 0 || b.is_pinned(next)) continue;  // takes no bytes (offset 0), or is placed
             const std::uint32_t g = by_size.first_not([&](std::uint32_t x) { return gap_size[x] < need; });
             if (g != TreapIndex::nil) {
                 offset[next] = gap_off[g];
@@ -89,7 +92,7 @@ struct SweepSpace {
         }
         for (; done < n && b.end[by_end[done]] == p; ++done) {
             const std::uint32_t x = by_end[done];
-            if (b.size[x] == 0) continue;
+            if (b.size[x] == 0 || b.is_pinned(x)) continue;
             std::size_t off = offset[x], size = b.size[x];
             const std::uint32_t before = by_off.last_below([&](std::uint32_t y) { return gap_off[y] < off; });
             if (before != TreapIndex::nil && gap_off[before] + gap_size[before] == off) {

@@ -1,0 +1,59 @@
+// The first two buffers that are live at one time and share bytes: what
+// validate_offsets rejects, and what pinned buffers must not do.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "../plan_types.hpp"
+#include "treap.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+struct Overlap {
+    std::uint32_t a = 0, b = 0;  // buffer indices, a < b
+    NodeIndex at = 0;            // a time both are live
+};
+
+// Sweeps time with the live buffers ordered by offset: the set stays
+// disjoint in bytes as long as each newcomer clears its two neighbours.
+// Zero-size buffers meet nothing; offset + size must not overflow (the
+// callers check). O(n log n).
+[[nodiscard]] inline std::optional<Overlap> first_overlap(std::span<const Buffer> buffers,
+                                                         std::span<const std::size_t> off) {
+    const std::size_t n = buffers.size();
+    const auto by_offset = [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; };
+    std::vector<std::uint32_t> by_first(n), by_last(n);
+    std::iota(by_first.begin(), by_first.end(), 0u);
+    std::iota(by_last.begin(), by_last.end(), 0u);
+    std::stable_sort(by_first.begin(), by_first.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].first < buffers[b].first; });
+    std::stable_sort(by_last.begin(), by_last.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].last < buffers[b].last; });
+    const auto pair = [](std::uint32_t x, std::uint32_t y, NodeIndex t) {
+        return Overlap{std::min(x, y), std::max(x, y), t};
+    };
+    TreapIndex active;
+    for (std::size_t next = 0, done = 0; next < n;) {
+        const NodeIndex t = buffers[by_first[next]].first;
+        for (; done < n && buffers[by_last[done]].last < t; ++done)
+            if (buffers[by_last[done]].size != 0) active.erase(by_last[done], by_offset);
+        for (; next < n && buffers[by_first[next]].first == t; ++next) {
+            const std::uint32_t x = by_first[next];
+            if (buffers[x].size == 0) continue;
+            const std::uint32_t before = active.last_below([&](std::uint32_t y) { return by_offset(y, x); });
+            const std::uint32_t after = active.first_not([&](std::uint32_t y) { return by_offset(y, x); });
+            if (before != TreapIndex::nil && off[before] + buffers[before].size > off[x]) return pair(before, x, t);
+            if (after != TreapIndex::nil && off[x] + buffers[x].size > off[after]) return pair(after, x, t);
+            active.insert(x, by_offset);
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace onnx_runtime_memory::detail
