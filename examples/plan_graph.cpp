@@ -65,7 +65,8 @@ constexpr int planned = 0, failed = 1, deferred = 2;
 constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
-    "                  [--outputs arena|external] [--unknown defer|dynamic] [--placements FILE] FILE|DIR\n"
+    "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
+    "                  [--placements FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -151,7 +152,22 @@ bool is_csv(const std::string& path) { return path.size() > 4 && path.ends_with(
 std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a) {
     a.file = path;
     const auto t_load = std::chrono::steady_clock::now();
-    auto graph = is_csv(path) ? ir::read_minimalloc_csv(path) : ir::read_graph_file(path);
+    // A MiniMalloc instance is a buffer list: its arena comes from the
+    // graph-free layer over the real times; the graph built from it serves
+    // the report (two buffers meet in it iff their times overlap).
+    std::optional<ir::MiniMallocInstance> instance;
+    onnx_runtime_memory::expected<ir::Graph, ir::ReadError> graph = onnx_runtime_memory::unexpected(ir::ReadError{});
+    if (is_csv(path)) {
+        auto inst = ir::read_minimalloc(path);
+        if (inst) {
+            graph = ir::minimalloc_graph(*inst);
+            instance = std::move(*inst);
+        } else {
+            graph = onnx_runtime_memory::unexpected(inst.error());
+        }
+    } else {
+        graph = ir::read_graph_file(path);
+    }
     a.load_us = micros_since(t_load);
     if (!graph) {
         const auto& e = graph.error();
@@ -183,10 +199,26 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     if (auto ok = orm::validate(a.g, a.views, plan, oracle, args.options); !ok)
         return fmt::format("{}: the slot plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     const auto t_arena = std::chrono::steady_clock::now();
-    auto arena = orm::plan_arena(a.g, a.views, oracle, args.options, args.arena);
-    a.arena_us = micros_since(t_arena);
-    if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
-    a.arena = std::move(*arena).plan();
+    if (instance) {
+        const auto& records = instance->timed.empty() ? instance->buffers : instance->timed;
+        auto offsets = orm::plan_offsets(records, args.arena);
+        a.arena_us = micros_since(t_arena);
+        if (!offsets) return fmt::format("{}: {}", path, offsets.error().message());
+        if (auto ok = orm::validate_offsets(records, *offsets, args.arena.alignment); !ok)
+            return fmt::format("{}: the offset plan is invalid: {}", path, ok.error().message());
+        orm::ArenaPlan plan;  // value i is buffer i
+        plan.offsets = std::move(offsets->offsets);
+        plan.offsets.resize(a.g.value_count(), orm::no_offset);
+        plan.arena_bytes = offsets->arena_bytes;
+        plan.alignment = offsets->alignment;
+        plan.strategy = offsets->strategy;
+        a.arena = std::move(plan);
+    } else {
+        auto arena = orm::plan_arena(a.g, a.views, oracle, args.options, args.arena);
+        a.arena_us = micros_since(t_arena);
+        if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
+        a.arena = std::move(*arena).plan();
+    }
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, args.options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     a.live = orm::without_owners(std::move(a.live), plan.dynamic_values);  // the planned owners, for the report
@@ -328,8 +360,9 @@ bool write_svg(const Analysis& a, const std::string& path) {
 }
 
 // Every value's placement in both plans, as JSON: {"values": [{"name",
-// "kind", "root", "bytes", "first", "last", "slot", "offset"}, ...]}, null
-// where a field does not apply.
+// "kind", "root", "bytes", "first", "last", "slot", "offset"}, ...],
+// "scratch": [{"node", "op", "bytes", "slot", "offset"}, ...]}, null where a
+// field does not apply.
 std::optional<std::string> write_placements(const Analysis& a, const Args& args, const std::string& path) {
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
     const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, args.options);
@@ -348,6 +381,14 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
                            number(s.live.def, planned), number(s.live.use_end, planned),
                            number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset));
     }
+    out += "\n],\"scratch\":[";
+    const auto in_slots = orm::scratch_placements(a.status->plan(), args.options);
+    const auto in_arena = orm::scratch_placements(*a.arena, args.options);
+    for (std::size_t k = 0; k < in_slots.size(); ++k)
+        out += fmt::format("{}{{\"node\":{},\"op\":{},\"bytes\":{},\"slot\":{},\"offset\":{}}}", k ? ",\n" : "\n",
+                           in_slots[k].node, json_string(a.g.op_type(in_slots[k].node)), in_slots[k].bytes,
+                           number(in_slots[k].slot.value, !in_slots[k].slot.is_none()),
+                           number(in_arena[k].offset, in_arena[k].offset != orm::no_offset));
     out += "\n]}\n";
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << out;
@@ -437,6 +478,18 @@ int main(int argc, char** argv) {
                 args.options.unknown_sizes = *v == "dynamic" ? orm::UnknownSizes::dynamic : orm::UnknownSizes::defer;
             else
                 return usage(a == "--outputs" ? "--outputs takes arena or external" : "--unknown takes defer or dynamic");
+        } else if (a == "--scratch") {  // node positions in execution order
+            const auto v = value();
+            if (!v) return usage("--scratch needs NODE=BYTES,...");
+            for (const auto& item : split(*v, ',')) {
+                const auto eq = item.find('=');
+                const auto node = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(0, eq));
+                const auto bytes = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(eq + 1));
+                if (!node || !bytes || *node >= orm::max_graph_ids) return usage(fmt::format("--scratch: '{}' is not NODE=BYTES", item));
+                auto& scratch = args.options.scratch_bytes;
+                if (scratch.size() <= *node) scratch.resize(*node + 1, 0);
+                scratch[*node] = *bytes;
+            }
         } else if (a == "--placements") {
             const auto v = value();
             if (!v) return usage("--placements needs a file name");

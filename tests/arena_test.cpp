@@ -363,4 +363,31 @@ TEST_CASE("MiniMalloc CSV: the graph-free layer places the buffers exactly as th
         CHECK(offsets->lower_bound_bytes == orm::lower_bounds(inst->buffers, 1)->offset_bytes);
     }
 }
+
+TEST_CASE("MiniMalloc CSV: the real time stamps plan through the graph-free layer, and the plan fits the graph") {
+    // A's first row: 0,995328,1000448,656384 (times are half-open in the CSV).
+    auto inst = ir::read_minimalloc(minimalloc_dir() + "A.1048576.csv");
+    REQUIRE(inst.has_value());
+    REQUIRE(inst->timed.size() == inst->buffers.size());
+    CHECK(inst->timed[0] == orm::Buffer{656384, 995328, 1000447});
+    orm::ArenaOptions o;
+    o.alignment = 1;
+    auto timed = orm::plan_offsets(inst->timed, o);
+    REQUIRE(timed.has_value());
+    CHECK(orm::validate_offsets(inst->timed, *timed, 1).has_value());
+    CHECK(timed->lower_bound_bytes == 1048576);
+    // The same offsets are valid for the ranked records and the graph: one overlap relation.
+    CHECK(orm::validate_offsets(inst->buffers, *timed, 1).has_value());
+    const ir::Graph g = ir::minimalloc_graph(*inst);
+    orm::ArenaPlan plan;
+    plan.offsets = timed->offsets;
+    plan.arena_bytes = timed->arena_bytes;
+    CHECK(orm::validate_arena(g, {}, plan, orm::static_size_oracle(g), 1).has_value());
+    // Time spans of a million positions cost no more than ranks: the strategies walk ranks.
+    o.exact_nodes = 100000;
+    auto exact = orm::plan_offsets(inst->timed, o);
+    REQUIRE(exact.has_value());
+    CHECK(exact->arena_bytes == 1048576);  // A is solved at its bound with the real widths
+    CHECK(orm::validate_offsets(inst->timed, *exact, 1).has_value());
+}
 #endif  // ORM_HAVE_DATA

@@ -3,7 +3,9 @@
 every value has a record; every view's root is an owner or a value the
 executor supplies; the offsets of owners live at the same time never share
 bytes (checked here, not trusted); with --outputs external no graph output
-is in the arena; with --unknown dynamic no dynamic value is.
+is in the arena; with --unknown dynamic no dynamic value is; with
+--scratch every node asked for has a scratch record whose bytes no owner
+live at that node shares.
 
   check_placements.py PLAN_GRAPH WORK_DIR FILE.graph...
 """
@@ -22,7 +24,8 @@ def check(plan_graph, work, path, flags):
         return None  # sizes unknown and deferred, as asked: nothing to place
     if run.returncode != 0:
         return f"plan_graph {' '.join(flags)} {path} exited {run.returncode}: {run.stderr.strip()}"
-    values = json.load(open(out))["values"]
+    table = json.load(open(out))
+    values = table["values"]
     names = [line.split()[1] for line in open(path) if line.startswith(("value ", "input ", "weight ", "output "))]
     by_name = {v["name"]: v for v in values}
     if len(by_name) != len(values) or not set(names) <= set(by_name):
@@ -41,6 +44,18 @@ def check(plan_graph, work, path, flags):
         outputs = [line.split()[1] for line in open(path) if line.startswith("output ")]
         if any(by_name[o]["offset"] is not None for o in outputs):
             return f"{path}: a graph output is in the arena with --outputs external"
+    if "--scratch" in flags:
+        asked = {int(k): int(b) for k, b in (item.split("=") for item in flags[flags.index("--scratch") + 1].split(","))}
+        records = {r["node"]: r for r in table["scratch"]}
+        if set(records) != set(asked) or any(records[n]["bytes"] != b for n, b in asked.items()):
+            return f"{path}: scratch records {sorted(records)} differ from what was asked, {sorted(asked)}"
+        for n, r in records.items():
+            if r["slot"] is None or r["offset"] is None:
+                return f"{path}: the scratch of node {n} has no slot or offset"
+            lo, hi = r["offset"], r["offset"] + r["bytes"]
+            for olo, ohi, first, last, name in owners:
+                if first <= n <= last and olo < hi and lo < ohi and ohi > olo:
+                    return f"{path}: the scratch of node {n} shares bytes with {name}, live there"
     owners.sort()
     for i, (lo, hi, first, last, name) in enumerate(owners):  # any two owners live together: disjoint bytes
         for lo2, hi2, first2, last2, name2 in owners[i + 1:]:
@@ -58,7 +73,12 @@ def main():
     runs = 0
     for path in files:
         for flags in ([], ["--outputs", "external"], ["--unknown", "dynamic"],
-                      ["--outputs", "external", "--unknown", "dynamic", "--align", "1"]):
+                      ["--outputs", "external", "--unknown", "dynamic", "--align", "1"],
+                      ["--scratch", "SCRATCH"]):
+            if "SCRATCH" in flags:  # nodes 0, 2, 5 and 40 where the graph has them
+                nodes = sum(1 for line in open(path) if line.startswith("node "))
+                asked = [f"{n}={b}" for n, b in ((0, 1000), (2, 77), (5, 300000), (40, 64)) if n < nodes]
+                flags = ["--scratch", ",".join(asked)]
             runs += 1
             if problem := check(plan_graph, work, path, flags):
                 print(problem)

@@ -206,6 +206,12 @@ TEST_CASE("scratch: a node's workspace is planned with what is live at that node
     CHECK(ap.scratch_offsets[1] != orm::no_offset);
     CHECK(ap.arena_bytes == 64 + 64 + 128);  // the bound at node 1, 100 rounded up to 64
     CHECK(orm::validate_arena(g, {}, ap, oracle, 64, o).has_value());
+    const auto in_slots = orm::scratch_placements(plan, o);
+    const auto in_arena = orm::scratch_placements(ap, o);
+    REQUIRE(in_slots.size() == 1);
+    REQUIRE(in_arena.size() == 1);
+    CHECK(in_slots[0] == orm::ScratchPlacement{1, 100, plan.scratch[1], orm::no_offset});
+    CHECK(in_arena[0] == orm::ScratchPlacement{1, 100, orm::SlotId::none(), ap.scratch_offsets[1]});
 
     SECTION("validate rejects scratch that shares memory, is missing, or is too small") {
         auto p = plan;

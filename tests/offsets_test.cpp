@@ -213,3 +213,25 @@ TEST_CASE("pins taken from a plan, on random buffers: the re-plan keeps them and
         CHECK(pinned->arena_bytes >= pinned->lower_bound_bytes);
     }
 }
+
+TEST_CASE("plan_slots: slots for plain buffer records, as a graph's owners get them") {
+    // The chain of the first test: a [0,1], b [1,2], c [2,2]; c fits into a's slot.
+    const std::vector<Buffer> buffers = {{64, 0, 1}, {64, 1, 2}, {48, 2, 2}};
+    auto plan = orm::plan_slots(buffers);
+    REQUIRE(plan.has_value());
+    CHECK(plan->num_slots() == 2);
+    CHECK(plan->assignments[2] == plan->assignments[0]);
+    CHECK(plan->peak_bytes == 128);
+    CHECK(plan->naive_bytes == 176);
+    // The graph path on the same owners gives the same slots.
+    ir::Builder bld("chain");
+    bld.tensor("a", test::f32, {16}).tensor("b", test::f32, {16}).tensor("c", test::f32, {12});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");
+    const auto g = bld.build();
+    const auto graph_plan = test::plan_ok(g, {});
+    CHECK(graph_plan.peak_bytes == plan->peak_bytes);
+    CHECK(graph_plan.num_slots() == plan->num_slots());
+    const std::vector<Buffer> backwards = {{8, 2, 1}};
+    CHECK(orm::plan_slots(backwards).error().kind == orm::PlanError::Kind::bad_buffer);
+    CHECK(orm::plan_slots(std::vector<Buffer>{})->num_slots() == 0);
+}

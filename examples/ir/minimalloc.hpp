@@ -25,6 +25,10 @@ struct MiniMallocInstance {
     std::string name;                  // the file name up to its first '.'
     std::vector<std::string> ids;      // buffer i's id as written
     std::vector<orm::Buffer> buffers;  // in file order
+    // The same buffers over their real times, [lower, upper - 1], when every
+    // time is below orm::max_graph_ids (else empty): what the graph-free
+    // layer plans, so the exact search breaks ties by the real widths.
+    std::vector<orm::Buffer> timed;
     std::vector<std::int64_t> times;   // the distinct times, ascending: times[rank]
 };
 
@@ -78,9 +82,13 @@ struct MiniMallocInstance {
     const auto rank = [&](std::int64_t t) {
         return static_cast<NodeIndex>(std::lower_bound(inst.times.begin(), inst.times.end(), t) - inst.times.begin());
     };
+    const bool fits = inst.times.empty() || inst.times.back() <= static_cast<std::int64_t>(orm::max_graph_ids);
     for (const Row& r : rows) {
         inst.ids.push_back(r.id);
         inst.buffers.push_back(orm::Buffer{static_cast<std::size_t>(r.size), rank(r.lower), rank(r.upper) - 1});
+        if (fits)
+            inst.timed.push_back(orm::Buffer{static_cast<std::size_t>(r.size), static_cast<NodeIndex>(r.lower),
+                                             static_cast<NodeIndex>(r.upper - 1)});
     }
     return inst;
 }
@@ -90,15 +98,14 @@ struct MiniMallocInstance {
 // b, typed uint8[size], is an output of the node at its first time and an
 // input of the node at its last, so two buffers meet in the graph iff their
 // time ranges overlap.
-[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_minimalloc_csv(const std::string& path) {
-    auto inst = read_minimalloc(path);
-    if (!inst) return onnx_runtime_memory::unexpected(inst.error());
-    const std::size_t nodes = inst->times.empty() ? 0 : inst->times.size() - 1;
+// Value i is buffer i.
+[[nodiscard]] inline Graph minimalloc_graph(const MiniMallocInstance& inst) {
+    const std::size_t nodes = inst.times.empty() ? 0 : inst.times.size() - 1;
     std::vector<std::vector<ValueId>> ins(nodes), outs(nodes);
-    Graph g(inst->name);
-    for (std::size_t i = 0; i < inst->buffers.size(); ++i) {
-        const orm::Buffer& b = inst->buffers[i];
-        const ValueId v = g.value("b" + inst->ids[i]);
+    Graph g(inst.name);
+    for (std::size_t i = 0; i < inst.buffers.size(); ++i) {
+        const orm::Buffer& b = inst.buffers[i];
+        const ValueId v = g.value("b" + inst.ids[i]);
         const DimSpec dims[] = {DimSpec(static_cast<std::int64_t>(b.size))};
         g.set_type(v, ElementType::uint8, dims);
         outs[b.first].push_back(v);
@@ -107,10 +114,15 @@ struct MiniMallocInstance {
     std::string op;
     for (std::size_t n = 0; n < nodes; ++n) {
         op.assign("t");  // built with append: g++ 12 warns falsely (-Wrestrict) on "t" + std::to_string(...) at -O2
-        op += std::to_string(inst->times[n]);
+        op += std::to_string(inst.times[n]);
         g.add_node(op, ins[n], outs[n]);
     }
     return g;
+}
+[[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_minimalloc_csv(const std::string& path) {
+    auto inst = read_minimalloc(path);
+    if (!inst) return onnx_runtime_memory::unexpected(inst.error());
+    return minimalloc_graph(*inst);
 }
 
 }  // namespace ir

@@ -191,7 +191,7 @@ public:
             if (e.other != no_value) e.other = owner(e.other);
             return unexpected(e);
         }
-        bound_ = std::max(detail::peak_live_bytes(buffers_, alignment, born_, dying_), columns_.pinned_top);
+        bound_ = std::max(detail::peak_bytes(columns_, born_, dying_), columns_.pinned_top);
         detail::place_buffers(columns_, options_, bound_, space_, placed_);
         out.offsets.assign(live_.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);

@@ -62,7 +62,8 @@ namespace onnx_runtime_memory {
     if (auto ok = detail::make_buffers(buffers, alignment, b); !ok) return unexpected(ok.error());
     OffsetPlan plan;
     plan.alignment = alignment;
-    plan.lower_bound_bytes = std::max(detail::peak_live_bytes(buffers, alignment), b.pinned_top);
+    std::vector<std::size_t> born, dying;
+    plan.lower_bound_bytes = std::max(detail::peak_bytes(b, born, dying), b.pinned_top);
     detail::PlaceSpace space;
     detail::Placement placement;
     detail::place_buffers(b, options, plan.lower_bound_bytes, space, placement);

@@ -1,6 +1,6 @@
 // The placement table: one record per value id, from which an executor
 // binds every value of the graph: what it is, whose bytes it uses, how big
-// it is, when it is live, and its slot or offset. Computed on request from
+// it is, when it is live, and its slot or offset; and one per node scratch. Computed on request from
 // the graph and a plan (O(V + E)): planning itself pays nothing for it.
 #pragma once
 
@@ -114,6 +114,39 @@ template <activation_graph G, class Plan, size_oracle Oracle>
         else p.offset = plan.offset_of(p.root).value_or(no_offset);
     }
     return table;
+}
+
+// A node's scratch (PlanOptions::scratch_bytes) as the executor binds it:
+// live at `node` alone, `bytes` long, in `slot` (slot plans) or at `offset`
+// (arena plans).
+struct ScratchPlacement {
+    NodeIndex node = no_node;
+    std::size_t bytes = 0;
+    SlotId slot = SlotId::none();
+    std::size_t offset = no_offset;
+    friend bool operator==(const ScratchPlacement&, const ScratchPlacement&) = default;
+};
+
+// One record per node that asked for scratch, in node order, from a plan
+// made with these options. O(nodes).
+template <class Plan>
+    requires std::same_as<Plan, ActivationPlan> || std::same_as<Plan, ArenaPlan>
+[[nodiscard]] std::vector<ScratchPlacement> scratch_placements(const Plan& plan, const PlanOptions& options) {
+    std::vector<ScratchPlacement> out;
+    const auto& want = options.scratch_bytes;
+    for (std::size_t n = 0; n < want.size(); ++n) {
+        if (want[n] == 0) continue;
+        ScratchPlacement p;
+        p.node = static_cast<NodeIndex>(n);
+        p.bytes = want[n];
+        if constexpr (std::same_as<Plan, ActivationPlan>) {
+            if (n < plan.scratch.size()) p.slot = plan.scratch[n];
+        } else {
+            if (n < plan.scratch_offsets.size()) p.offset = plan.scratch_offsets[n];
+        }
+        out.push_back(p);
+    }
+    return out;
 }
 
 }  // namespace onnx_runtime_memory

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/lower_bounds.hpp"
 #include "detail/slot_pool.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -170,6 +171,32 @@ template <size_oracle Oracle>
         case SlotStrategy::best_fit: break;
     }
     return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);
+}
+
+// Slots without a graph: buffer record i (size, first, last) is owner i,
+// and the slot planner walks the records as it walks a graph's owners (by
+// first, then index); pins are ignored (slots have no offsets). A malformed
+// record is PlanError::bad_buffer naming it. O(n log n).
+[[nodiscard]] inline expected<ActivationPlan, PlanError> plan_slots(std::span<const Buffer> buffers,
+                                                                    SlotStrategy strategy = SlotStrategy::best_fit) {
+    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
+    Liveness live;
+    const std::size_t n = buffers.size();
+    live.intervals.resize(n);
+    live.roots.resize(n);
+    live.owners.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        live.intervals[i] = Interval{buffers[i].first, buffers[i].last};
+        live.roots[i] = static_cast<ValueId>(i);
+        live.owners[i] = static_cast<ValueId>(i);
+        live.last_position = std::max(live.last_position, buffers[i].last);
+    }
+    std::stable_sort(live.owners.begin(), live.owners.end(),
+                     [&](ValueId a, ValueId b) { return buffers[a].first < buffers[b].first; });
+    live.allocation_order = live.owners;
+    auto status = plan_activations(live, [&](ValueId v) { return std::optional<std::size_t>(buffers[v].size); }, strategy);
+    if (!status) return unexpected(status.error());
+    return std::move(*status).plan();
 }
 
 // Compute a liveness-based activation plan with slot reuse. O((V + E) log V).

@@ -19,9 +19,14 @@ namespace onnx_runtime_memory::detail {
 // The offset problem as the strategies see it: buffers with a time
 // interval and a size rounded up to the alignment, by column. value[i] is
 // the caller's id of buffer i (its index in a Buffer list, or an owner).
+// Times are positions: the caller's, or, when those are sparse (more than
+// four per buffer, as with real time stamps), their ranks among the
+// distinct firsts and lasts, which keeps every overlap and makes the
+// strategies that walk positions cost O(n), not O(time span).
 struct Buffers {
     std::vector<ValueId> value;
     std::vector<NodeIndex> def, end;
+    std::vector<std::size_t> length;  // the caller's lifetime, last - first + 1: what orders by lifetime use
     std::vector<std::size_t> size;  // rounded up to the alignment
     std::vector<std::size_t> pin;   // the pinned offset, or no_offset
     std::size_t pinned = 0;         // how many buffers are pinned
@@ -34,6 +39,28 @@ struct Buffers {
     }
 };
 
+
+// Replaces sparse times by their ranks (see Buffers). O(n log n), and only
+// when the time span exceeds four positions per buffer.
+inline void compress_times(Buffers& b) {
+    const std::size_t n = b.count();
+    std::size_t span = 0;
+    for (std::size_t i = 0; i < n; ++i) span = std::max<std::size_t>(span, std::size_t{b.end[i]} + 1);
+    if (span <= 4 * n) return;
+    std::vector<NodeIndex> times;
+    times.reserve(2 * n);
+    times.insert(times.end(), b.def.begin(), b.def.end());
+    times.insert(times.end(), b.end.begin(), b.end.end());
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    const auto rank = [&](NodeIndex t) {
+        return static_cast<NodeIndex>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        b.def[i] = rank(b.def[i]);
+        b.end[i] = rank(b.end[i]);
+    }
+}
 
 // Pinned records must not share bytes while both are live (sizes as placed,
 // rounded up to the alignment).
@@ -72,6 +99,7 @@ struct Buffers {
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);
+    b.length.resize(n);
     b.pin.resize(n);
     b.pinned = 0;
     b.pinned_top = 0;
@@ -80,6 +108,7 @@ struct Buffers {
         const Buffer& r = buffers[b.value[i]];
         b.def[i] = r.first;
         b.end[i] = r.last;
+        b.length[i] = std::size_t{r.last} - r.first + 1;
         b.pin[i] = r.pinned;
         if (align_up_overflows(r.size, alignment, b.size[i]) || add_overflows(total, b.size[i], total))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, b.value[i]));
@@ -90,8 +119,31 @@ struct Buffers {
         ++b.pinned;
         b.pinned_top = std::max(b.pinned_top, top);
     }
+    compress_times(b);
     if (b.pinned > 0) return check_pins(b);
     return {};
+}
+
+// The largest total live at one position (sizes as placed): the lower
+// bound, as peak_live_bytes gives it for the records, in O(n + positions)
+// on the (possibly compressed) positions. make_buffers checked the total.
+[[nodiscard]] inline std::size_t peak_bytes(const Buffers& b, std::vector<std::size_t>& born,
+                                            std::vector<std::size_t>& dying) {
+    std::size_t positions = 0;
+    for (std::size_t i = 0; i < b.count(); ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    born.assign(positions, 0);
+    dying.assign(positions, 0);
+    for (std::size_t i = 0; i < b.count(); ++i) {
+        born[b.def[i]] += b.size[i];
+        dying[b.end[i]] += b.size[i];
+    }
+    std::size_t live = 0, best = 0;
+    for (std::size_t p = 0; p < positions; ++p) {
+        live += born[p];
+        best = std::max(best, live);
+        live -= dying[p];
+    }
+    return best;
 }
 
 }  // namespace onnx_runtime_memory::detail

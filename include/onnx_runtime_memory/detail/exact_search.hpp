@@ -28,7 +28,7 @@ void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, s
     // node) would cost too much to try.
     constexpr std::size_t max_buffers = 1024, max_work = std::size_t{1} << 22;
     OffsetSearch search;
-    if (b.count() > max_buffers || !search.prepare(b.def, b.end, b.size, max_work)) return;
+    if (b.count() > max_buffers || !search.prepare(b.def, b.end, b.size, b.length, max_work)) return;
     // Tie-break orders (OffsetSearch::run): MiniMalloc's section total
     // first, later end first, area first, overlaps first, total then end.
     constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};

@@ -151,9 +151,9 @@ struct Meetings {
 [[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
     const std::size_t n = b.count();
     constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
-    std::vector<std::size_t> length(n), area(n);
+    const std::vector<std::size_t>& length = b.length;
+    std::vector<std::size_t> area(n);
     for (std::size_t i = 0; i < n; ++i) {
-        length[i] = std::size_t{b.end[i]} - b.def[i] + 1;
         area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
     }
     const auto by = [&](const std::vector<std::size_t>& first, const std::vector<std::size_t>& second) {

@@ -40,8 +40,17 @@ public:
     // O(n log n + max_work), when the overlap pairs plus the sections each
     // buffer spans exceed `max_work`: too big a problem to search. Else
     // O(n log n + that work).
+    // length[i] is buffer i's lifetime for the tie-break by area (the
+    // caller's, when the positions are ranks of its times).
     [[nodiscard]] bool prepare(const std::vector<std::uint32_t>& def, const std::vector<std::uint32_t>& end,
                                const std::vector<std::size_t>& size, std::size_t max_work) {
+        std::vector<std::size_t> length(size.size());
+        for (std::size_t i = 0; i < length.size(); ++i) length[i] = std::size_t{end[i]} - def[i] + 1;
+        return prepare(def, end, size, length, max_work);
+    }
+    [[nodiscard]] bool prepare(const std::vector<std::uint32_t>& def, const std::vector<std::uint32_t>& end,
+                               const std::vector<std::size_t>& size, const std::vector<std::size_t>& length,
+                               std::size_t max_work) {
         n_ = size.size();
         if (n_ >= section_bit / 2) return false;  // buffer and section ids (< 2n) share the undo log
         size_ = &size;
@@ -106,7 +115,7 @@ public:
         for (std::size_t i = 0; i < n_; ++i) {
             for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key_[0][i] = std::max(key_[0][i], total0_[s]);
             key_[1][i] = hi_[i] - lo_[i];
-            if (mul_overflows(size[i], std::size_t{end[i]} - def[i] + 1, key_[2][i])) key_[2][i] = size_max;
+            if (mul_overflows(size[i], length[i], key_[2][i])) key_[2][i] = size_max;
             key_[3][i] = size[i];
             key_[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
             key_[5][i] = end[i];

@@ -66,7 +66,7 @@ struct Skyline {
         double best = -1.0;
         for (std::size_t i = 0; i < n; ++i) {
             if (sky.done[i] || b.def[i] < left || b.end[i] > right) continue;
-            const double length = static_cast<double>(b.end[i] - b.def[i] + 1);
+            const double length = static_cast<double>(b.length[i]);
             const double size = static_cast<double>(b.size[i]);
             double score = prefer == Prefer::size ? size * 1e6 + length
                          : prefer == Prefer::area ? size * length
