@@ -1,6 +1,10 @@
 // The graph-free offsets layer: plain (size, first, last) buffer records,
 // as an executor without a graph (or a MiniMalloc instance) hands them in.
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -234,4 +238,100 @@ TEST_CASE("plan_slots: slots for plain buffer records, as a graph's owners get t
     const std::vector<Buffer> backwards = {{8, 2, 1}};
     CHECK(orm::plan_slots(backwards).error().kind == orm::PlanError::Kind::bad_buffer);
     CHECK(orm::plan_slots(std::vector<Buffer>{})->num_slots() == 0);
+}
+
+TEST_CASE("the sweep's free gaps: hundreds of gaps (treaps) and a handful (a vector) place as a plain reference does") {
+    // The reference: the same walk, its gaps in a std::vector by offset,
+    // best fit by a full scan (smallest, then lowest), neighbours merged.
+    const auto reference = [](const orm::detail::Buffers& b, std::vector<std::size_t>& offset) {
+        const std::size_t n = b.count();
+        offset.assign(n, 0);
+        std::vector<std::pair<std::size_t, std::size_t>> gaps;
+        std::vector<std::uint32_t> by_end(n);
+        std::iota(by_end.begin(), by_end.end(), 0u);
+        std::stable_sort(by_end.begin(), by_end.end(), [&](std::uint32_t x, std::uint32_t y) { return b.end[x] < b.end[y]; });
+        std::size_t top = 0, arena = 0, next = 0, done = 0;
+        while (next < n || done < n) {
+            const orm::NodeIndex p = next < n ? std::min(b.def[next], b.end[by_end[done]]) : b.end[by_end[done]];
+            for (; next < n && b.def[next] == p; ++next) {
+                const std::size_t need = b.size[next];
+                if (need == 0) continue;
+                std::size_t best = gaps.size();
+                for (std::size_t i = 0; i < gaps.size(); ++i)
+                    if (gaps[i].second >= need && (best == gaps.size() || gaps[i].second < gaps[best].second)) best = i;
+                if (best == gaps.size()) {
+                    offset[next] = top;
+                    top += need;
+                    arena = std::max(arena, top);
+                    continue;
+                }
+                offset[next] = gaps[best].first;
+                gaps[best].first += need;
+                gaps[best].second -= need;
+                if (gaps[best].second == 0) gaps.erase(gaps.begin() + static_cast<std::ptrdiff_t>(best));
+            }
+            for (; done < n && b.end[by_end[done]] == p; ++done) {
+                const std::uint32_t x = by_end[done];
+                if (b.size[x] == 0) continue;
+                std::size_t off = offset[x], size = b.size[x];
+                for (std::size_t i = 0; i < gaps.size();) {
+                    if (gaps[i].first + gaps[i].second == off) {
+                        off = gaps[i].first;
+                        size += gaps[i].second;
+                    } else if (gaps[i].first == off + size) {
+                        size += gaps[i].second;
+                    } else {
+                        ++i;
+                        continue;
+                    }
+                    gaps.erase(gaps.begin() + static_cast<std::ptrdiff_t>(i));
+                    i = 0;
+                }
+                if (off + size == top) top = off;
+                else gaps.insert(std::lower_bound(gaps.begin(), gaps.end(), std::pair{off, size}), {off, size});
+            }
+        }
+        return arena;
+    };
+    std::uint64_t x = 0xC0FFEEu;
+    const auto rnd = [&x] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    {  // Two gaps of the same size: the lower one is taken.
+        const std::vector<Buffer> buffers = {{16, 0, 5}, {32, 0, 1}, {16, 0, 5}, {32, 0, 1}, {16, 0, 5}, {32, 2, 3}};
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        std::vector<std::size_t> got;
+        CHECK(orm::detail::sweep(b, got) == 112);
+        CHECK(got == std::vector<std::size_t>{0, 16, 48, 64, 96, 16});
+    }
+    for (int round = 0; round < 60; ++round) {
+        // At time 0, pairs of a long and a short buffer side by side: when the
+        // short ones die at time 1 they leave one gap each, 100 to 400 at
+        // once (past the vector's limit of 64); random buffers then fill them
+        // and the gaps close again (back below 16).
+        const std::size_t pairs = 100 + rnd() % 300, span = 50 + rnd() % 400;
+        std::vector<Buffer> buffers;
+        for (std::size_t k = 0; k < pairs; ++k) {
+            buffers.push_back(Buffer{(1 + rnd() % 8) * 16, 0, static_cast<orm::NodeIndex>(span)});
+            buffers.push_back(Buffer{(1 + rnd() % 8) * 16, 0, 1});
+        }
+        for (std::size_t k = 0, extra = 200 + rnd() % 2000; k < extra; ++k) {
+            Buffer buf;
+            buf.first = static_cast<orm::NodeIndex>(2 + rnd() % span);
+            buf.last = buf.first + static_cast<orm::NodeIndex>(rnd() % 3 == 0 ? rnd() % span : rnd() % 4);
+            buf.size = (1 + rnd() % 40) * 16;
+            buffers.push_back(buf);
+        }
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        std::vector<std::size_t> got, want;
+        const std::size_t arena = orm::detail::sweep(b, got);
+        INFO("round " << round);
+        CHECK(arena == reference(b, want));
+        CHECK(got == want);
+    }
 }

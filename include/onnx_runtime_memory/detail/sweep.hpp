@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "buffers.hpp"
@@ -12,54 +13,164 @@
 
 namespace onnx_runtime_memory::detail {
 
+// The free gaps below the top of the arena. A sweep usually has a handful
+// (four on average on the bench's graphs), so they live in a small vector
+// sorted by offset, scanned for the best fit; past `many` gaps they move to
+// two treap indexes (by size, by offset) over a pool of gap ids, O(log g)
+// each, and back below `few`. Both give the same answers: the smallest gap
+// that fits, the lowest among equals; the neighbours of a freed block.
+class FreeGaps {
+    // The treaps' orders (first: their bodies must precede their uses).
+    [[nodiscard]] auto size_less() const {
+        return [this](std::uint32_t x, std::uint32_t y) {
+            return gap_size_[x] != gap_size_[y] ? gap_size_[x] < gap_size_[y] : gap_off_[x] < gap_off_[y];
+        };
+    }
+    [[nodiscard]] auto off_less() const {
+        return [this](std::uint32_t x, std::uint32_t y) { return gap_off_[x] < gap_off_[y]; };
+    }
+
+public:
+    void clear() {
+        small_.clear();
+        gap_off_.clear();
+        gap_size_.clear();
+        spare_.clear();
+        by_size_.clear();
+        by_off_.clear();
+        treaps_ = false;
+    }
+
+    // Takes `need` bytes from the bottom of the best-fitting gap; false if
+    // no gap holds them.
+    bool take(std::size_t need, std::size_t& off) {
+        if (!treaps_) {
+            std::size_t best = small_.size();
+            for (std::size_t i = 0; i < small_.size(); ++i)
+                if (small_[i].second >= need && (best == small_.size() || small_[i].second < small_[best].second)) best = i;
+            if (best == small_.size()) return false;
+            off = small_[best].first;
+            if (small_[best].second == need) small_.erase(small_.begin() + static_cast<std::ptrdiff_t>(best));
+            else small_[best] = {off + need, small_[best].second - need};
+            return true;
+        }
+        const std::uint32_t g = by_size_.first_not([&](std::uint32_t x) { return gap_size_[x] < need; });
+        if (g == TreapIndex::nil) return false;
+        off = gap_off_[g];
+        const std::size_t rest = gap_size_[g] - need;
+        drop(g);
+        if (rest > 0) add(off + need, rest);
+        return true;
+    }
+
+    // Frees [off, off + size): merged with the free gaps touching it, which
+    // are removed; off and size become the merged block (not yet a gap).
+    void merge_neighbours(std::size_t& off, std::size_t& size) {
+        if (!treaps_) {
+            auto at = std::lower_bound(small_.begin(), small_.end(), off,
+                                       [](const std::pair<std::size_t, std::size_t>& g, std::size_t o) { return g.first < o; });
+            if (at != small_.end() && at->first == off + size) {
+                size += at->second;
+                at = small_.erase(at);
+            }
+            if (at != small_.begin() && std::prev(at)->first + std::prev(at)->second == off) {
+                off = std::prev(at)->first;
+                size += std::prev(at)->second;
+                small_.erase(std::prev(at));
+            }
+            return;
+        }
+        const std::uint32_t before = by_off_.last_below([&](std::uint32_t y) { return gap_off_[y] < off; });
+        if (before != TreapIndex::nil && gap_off_[before] + gap_size_[before] == off) {
+            off = gap_off_[before];
+            size += gap_size_[before];
+            drop(before);
+        }
+        const std::uint32_t after = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] < off + size; });
+        if (after != TreapIndex::nil && gap_off_[after] == off + size) {
+            size += gap_size_[after];
+            drop(after);
+        }
+        if (treaps_ && count() < few) to_small();
+    }
+
+    void add(std::size_t off, std::size_t size) {
+        if (!treaps_) {
+            const auto at = std::lower_bound(small_.begin(), small_.end(), off,
+                                             [](const std::pair<std::size_t, std::size_t>& g, std::size_t o) { return g.first < o; });
+            small_.insert(at, {off, size});
+            if (small_.size() > many) to_treaps();
+            return;
+        }
+        std::uint32_t id;
+        if (spare_.empty()) {
+            id = static_cast<std::uint32_t>(gap_off_.size());
+            gap_off_.push_back(off);
+            gap_size_.push_back(size);
+        } else {
+            id = spare_.back();
+            spare_.pop_back();
+            gap_off_[id] = off;
+            gap_size_[id] = size;
+        }
+        by_size_.insert(id, size_less());
+        by_off_.insert(id, off_less());
+    }
+
+private:
+    static constexpr std::size_t many = 64, few = 16;  // apart, so that moving back and forth is rare
+
+    [[nodiscard]] std::size_t count() const { return gap_off_.size() - spare_.size(); }
+    void drop(std::uint32_t id) {
+        by_size_.erase(id, size_less());
+        by_off_.erase(id, off_less());
+        spare_.push_back(id);
+    }
+    void to_treaps() {
+        treaps_ = true;
+        for (const auto& [off, size] : small_) add(off, size);
+        small_.clear();
+    }
+    void to_small() {
+        treaps_ = false;
+        small_.clear();
+        for (std::uint32_t id = by_off_.empty() ? TreapIndex::nil : by_off_.first_not([](std::uint32_t) { return false; });
+             id != TreapIndex::nil;) {
+            small_.emplace_back(gap_off_[id], gap_size_[id]);
+            const std::size_t past = gap_off_[id];
+            id = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] <= past; });
+        }
+        gap_off_.clear();
+        gap_size_.clear();
+        spare_.clear();
+        by_size_.clear();
+        by_off_.clear();
+    }
+
+    std::vector<std::pair<std::size_t, std::size_t>> small_;  // (offset, size), by offset
+    std::vector<std::size_t> gap_off_, gap_size_;             // by gap id (treap mode)
+    std::vector<std::uint32_t> spare_;                        // gap ids to reuse
+    TreapIndex by_size_, by_off_;
+    bool treaps_ = false;
+};
+
 // In execution order: allocate each buffer at its def into the best-fitting
 // free gap (smallest, then lowest), else at the top; free it after its last
 // use, merging free neighbours. Pinned buffers stay at their pins, and the
-// others go above them all. Free gaps live in two treap indexes (by
-// size, by offset) over a pool of gap ids. O(n log n).
+// others go above them all. O(n log n).
 // The sweep's working memory, kept by a caller that sweeps again and again
 // (ArenaPlanner): after the first sweep of a size, none allocates.
 struct SweepSpace {
-    std::vector<std::size_t> gap_off, gap_size;
-    std::vector<std::uint32_t> spare;   // gap ids to reuse
+    FreeGaps gaps;
     std::vector<std::uint32_t> by_end;  // buffers by end (stable), by counting sort
     std::vector<std::uint32_t> count;   // by position
-    TreapIndex by_size, by_off;
 };
 
 [[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset, SweepSpace& space) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
-    auto& [gap_off, gap_size, spare, by_end, count, by_size, by_off] = space;
-    gap_off.clear();
-    gap_size.clear();
-    spare.clear();
-    by_size.clear();
-    by_off.clear();
-    const auto size_less = [&](std::uint32_t x, std::uint32_t y) {
-        return gap_size[x] != gap_size[y] ? gap_size[x] < gap_size[y] : gap_off[x] < gap_off[y];
-    };
-    const auto off_less = [&](std::uint32_t x, std::uint32_t y) { return gap_off[x] < gap_off[y]; };
-    const auto add_gap = [&](std::size_t off, std::size_t size) {
-        std::uint32_t id;
-        if (spare.empty()) {
-            id = static_cast<std::uint32_t>(gap_off.size());
-            gap_off.push_back(off);
-            gap_size.push_back(size);
-        } else {
-            id = spare.back();
-            spare.pop_back();
-            gap_off[id] = off;
-            gap_size[id] = size;
-        }
-        by_size.insert(id, size_less);
-        by_off.insert(id, off_less);
-    };
-    const auto drop_gap = [&](std::uint32_t id) {
-        by_size.erase(id, size_less);
-        by_off.erase(id, off_less);
-        spare.push_back(id);
-    };
+    auto& [gaps, by_end, count] = space;
+    gaps.clear();
     // Buffers by def (they are in (def, id) order already) and by end,
     // ties in buffer order: a counting sort over positions.
     std::size_t positions = 0;
@@ -78,13 +189,7 @@ struct SweepSpace {
             const std::size_t need = b.size[next];
             if (b.is_pinned(next)) offset[next] = b.pin[next];
             if (need == 0 || b.is_pinned(next)) continue;  // takes no bytes (offset 0), or is placed
-            const std::uint32_t g = by_size.first_not([&](std::uint32_t x) { return gap_size[x] < need; });
-            if (g != TreapIndex::nil) {
-                offset[next] = gap_off[g];
-                const std::size_t off = gap_off[g] + need, rest = gap_size[g] - need;
-                drop_gap(g);
-                if (rest > 0) add_gap(off, rest);
-            } else {
+            if (!gaps.take(need, offset[next])) {
                 offset[next] = top;
                 top += need;
                 arena = std::max(arena, top);
@@ -94,19 +199,9 @@ struct SweepSpace {
             const std::uint32_t x = by_end[done];
             if (b.size[x] == 0 || b.is_pinned(x)) continue;
             std::size_t off = offset[x], size = b.size[x];
-            const std::uint32_t before = by_off.last_below([&](std::uint32_t y) { return gap_off[y] < off; });
-            if (before != TreapIndex::nil && gap_off[before] + gap_size[before] == off) {
-                off = gap_off[before];
-                size += gap_size[before];
-                drop_gap(before);
-            }
-            const std::uint32_t after = by_off.first_not([&](std::uint32_t y) { return gap_off[y] < off + size; });
-            if (after != TreapIndex::nil && gap_off[after] == off + size) {
-                size += gap_size[after];
-                drop_gap(after);
-            }
+            gaps.merge_neighbours(off, size);
             if (off + size == top) top = off;  // the top of the arena is free again
-            else add_gap(off, size);
+            else gaps.add(off, size);
         }
     }
     return arena;
