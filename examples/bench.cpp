@@ -24,6 +24,7 @@
 #include "ir/graph_text.hpp"
 #include "ir/minimalloc.hpp"
 #include "ir/views.hpp"
+#include "synthetic.hpp"
 
 namespace orm = onnx_runtime_memory;
 
@@ -57,73 +58,10 @@ void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
 
-// A bare graph in CSR form: the concept and nothing more.
-struct CsrGraph {
-    std::size_t values = 0;
-    std::vector<std::uint32_t> in_begin{0}, in_ids, out_begin{0}, out_ids;
-    std::vector<std::uint32_t> inputs, outputs;
+using synthetic::Synthetic;
 
-    std::size_t value_count() const { return values; }
-    std::size_t node_count() const { return in_begin.size() - 1; }
-    std::span<const std::uint32_t> node_inputs(std::size_t n) const {
-        return {in_ids.data() + in_begin[n], in_begin[n + 1] - in_begin[n]};
-    }
-    std::span<const std::uint32_t> node_outputs(std::size_t n) const {
-        return {out_ids.data() + out_begin[n], out_begin[n + 1] - out_begin[n]};
-    }
-    std::span<const std::uint32_t> graph_inputs() const { return inputs; }
-    std::span<const std::uint32_t> graph_outputs() const { return outputs; }
-    bool is_initializer(orm::ValueId) const { return false; }
-};
-
-struct Synthetic {
-    CsrGraph graph;
-    orm::ViewMap views;
-    std::vector<std::size_t> sizes;
-};
-
-// A chain where every node reads the previous value; one node in 4 also
-// reads a value up to 64 back (a skip); one in 8 is a view of its input;
-// one in 16 branches into two outputs, the second read 5 nodes later.
-Synthetic make_synthetic(std::size_t nodes, std::uint64_t seed) {
-    Synthetic s;
-    auto& g = s.graph;
-    std::uint64_t x = seed;
-    const auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
-    g.values = 1;  // value 0: the graph input
-    g.inputs.push_back(0);
-    s.sizes.push_back(0);
-    std::uint32_t prev = 0;
-    std::vector<std::uint32_t> pending;  // branch outputs waiting for their reader
-    for (std::size_t n = 0; n < nodes; ++n) {
-        g.in_ids.push_back(prev);
-        if (n % 4 == 3 && g.values > 2) g.in_ids.push_back(static_cast<std::uint32_t>(g.values - 1 - rnd() % std::min<std::size_t>(64, g.values - 1)));
-        if (n % 16 == 5 && !pending.empty()) {
-            g.in_ids.push_back(pending.back());
-            pending.pop_back();
-        }
-        g.in_begin.push_back(static_cast<std::uint32_t>(g.in_ids.size()));
-        const auto out = static_cast<std::uint32_t>(g.values++);
-        g.out_ids.push_back(out);
-        s.sizes.push_back(std::size_t{1024} << (rnd() % 10));
-        if (n % 8 == 7) s.views.insert(out, prev);
-        if (n % 16 == 0) {
-            const auto extra = static_cast<std::uint32_t>(g.values++);
-            g.out_ids.push_back(extra);
-            s.sizes.push_back(std::size_t{1024} << (rnd() % 10));
-            pending.push_back(extra);
-        }
-        g.out_begin.push_back(static_cast<std::uint32_t>(g.out_ids.size()));
-        prev = out;
-    }
-    g.outputs.push_back(prev);
-    return s;
-}
+// A chain with skips, branches and views (synthetic.hpp).
+Synthetic make_synthetic(std::size_t nodes, std::uint64_t seed) { return synthetic::chain_with_skips(nodes, seed); }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -143,7 +143,7 @@ struct ArenaOptions {
     // + owners); the searches only where one skyline fits. The time so grows
     // like n log n at every size, with no jump at a threshold. 0: the sweep
     // alone (allocation-free re-planning).
-    std::size_t work_per_owner = 4096;
+    std::size_t work_per_owner = 1024;
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
     // Last, so that 0.1's positional initialisers keep their meaning.

@@ -91,11 +91,16 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
             {ArenaStrategy::area_best_fit, ArenaStrategy::area_first_fit},
             {ArenaStrategy::conflict_best_fit, ArenaStrategy::conflict_first_fit},
         };
-        for (std::size_t k = 0; k < orders.size(); ++k)
-            for (Fit fit : {Fit::best, Fit::first}) {
-                if (best.arena <= lower_bound || !spend(greedy_steps)) return;
-                consider(place_in_order(b, orders[k], fit, space.offset, space.greedy), names[k][fit == Fit::first]);
-            }
+        // The likeliest to reach the bound first (size is TFLite's order, and
+        // wins on most real models; conflicts on residual chains): an early
+        // stop at the bound then saves the rest.
+        constexpr std::pair<std::size_t, Fit> passes[] = {{0, Fit::best}, {3, Fit::best}, {0, Fit::first},
+                                                          {3, Fit::first}, {1, Fit::best}, {1, Fit::first},
+                                                          {2, Fit::best}, {2, Fit::first}};
+        for (const auto& [k, fit] : passes) {
+            if (best.arena <= lower_bound || !spend(greedy_steps)) return;
+            consider(place_in_order(b, orders[k], fit, space.offset, space.greedy), names[k][fit == Fit::first]);
+        }
     }
     if (b.pinned > 0) return;  // the skylines and the searches do not keep pins
 
@@ -103,13 +108,16 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     // skyline fits in what is left.
     std::size_t positions = 0;
     for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    // A skyline takes at least n rounds of positions + n steps each (more
+    // when it raises stretches): it starts only if those fit, and stops
+    // when the budget is spent (its placement then does not count).
     const std::size_t skyline_steps = saturating_mul(n, saturating_add(positions, n));
     constexpr std::pair<Prefer, ArenaStrategy> skylines[] = {{Prefer::size, ArenaStrategy::skyline_size},
                                                              {Prefer::area, ArenaStrategy::skyline_area},
                                                              {Prefer::lifetime, ArenaStrategy::skyline_lifetime}};
     for (const auto& [prefer, name] : skylines) {
-        if (best.arena <= lower_bound || !spend(skyline_steps)) return;
-        consider(skyline(b, prefer, nullptr, space.sky, space.offset), name);
+        if (best.arena <= lower_bound || budget < skyline_steps) return;
+        consider(skyline(b, prefer, nullptr, space.sky, space.offset, budget), name);
     }
     const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
@@ -118,7 +126,9 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
         if ((it & 7u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
-        consider(skyline(b, skylines[it % 3].first, &rng, space.sky, space.offset), ArenaStrategy::randomized_skyline);
+        std::size_t unlimited = size_max;  // the restarts are bounded by their count and the time limit
+        consider(skyline(b, skylines[it % 3].first, &rng, space.sky, space.offset, unlimited),
+                 ArenaStrategy::randomized_skyline);
     }
 }
 

@@ -28,14 +28,16 @@ enum class Prefer : std::uint8_t { size, area, lifetime };
 
 // Bottom-left packing over time (see the top of this file). With `rng`,
 // each candidate's score is jittered by up to 60%. Writes offsets; returns
-// the arena, or SIZE_MAX if it got stuck (it cannot on valid input).
+// the arena, or SIZE_MAX if it got stuck (it cannot on valid input) or ran
+// out of `steps` (each round, a placement or a raise, costs positions + n;
+// they are taken from `steps`).
 struct Skyline {
     std::vector<std::size_t> height;  // by position: the top of what is placed there
     std::vector<std::uint32_t> cover; // by position: unplaced buffers still covering it
     std::vector<bool> done;
 };
 [[nodiscard]] inline std::size_t skyline(const Buffers& b, Prefer prefer, SplitMix* rng, Skyline& sky,
-                                         std::vector<std::size_t>& offset) {
+                                         std::vector<std::size_t>& offset, std::size_t& steps) {
     const std::size_t n = b.count();
     std::size_t positions = 0;
     for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
@@ -55,7 +57,10 @@ struct Skyline {
         for (std::size_t t = b.def[i]; t <= b.end[i]; ++t) ++cover[t];
     }
     std::size_t arena = 0;
+    const std::size_t round = positions + n;
     while (remaining > 0) {
+        if (steps < round) return no_offset;
+        steps -= round;
         std::size_t low = positions;
         for (std::size_t t = 0; t < positions; ++t)
             if (cover[t] > 0 && (low == positions || h[t] < h[low])) low = t;

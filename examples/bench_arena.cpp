@@ -1,0 +1,182 @@
+// bench_arena: default arena planning at every scale, side by side with a
+// peer, on three graph families and the MiniMalloc hard set.
+//
+//   bench_arena [--max-nodes N] [--minimalloc DIR]
+//
+// For each family (residual chains with short lifetimes, random DAGs with
+// mixed lifetimes, U-Nets whose skips and caches live across thousands of
+// nodes) at 1k to 1M nodes: the default plan_arena time (median of 3), its
+// time / (n log2 n) against the 10k row, the sweep alone, the arena over the
+// lower bound, the strategy that won; and TFLite's greedy-by-size offsets
+// (written here from its published algorithm, O(n^2)) up to 20k nodes. Then
+// the MiniMalloc instances through the graph-free layer with their real
+// time stamps.
+#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "ir/minimalloc.hpp"
+#include "synthetic.hpp"
+
+namespace orm = onnx_runtime_memory;
+using synthetic::Synthetic;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+template <class F>
+double median_of(int reps, F&& f) {
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(seconds_since(t0));
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+// TFLite's greedy-by-size offsets (delegates/gpu/common/memory_management/
+// greedy_by_size_assignment.cc): tensors by decreasing size, each into the
+// smallest gap among the placed tensors it meets in time, scanned in offset
+// order, else above them. Sizes rounded up to `alignment` first.
+std::size_t tflite_greedy_by_size(const std::vector<orm::Buffer>& buffers, std::size_t alignment) {
+    struct Placed {
+        std::size_t offset, size;
+        orm::NodeIndex first, last;
+    };
+    std::vector<std::uint32_t> order(buffers.size());
+    std::iota(order.begin(), order.end(), 0u);
+    const auto rounded = [&](std::uint32_t i) { return (buffers[i].size + alignment - 1) / alignment * alignment; };
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return rounded(a) > rounded(b); });
+    std::vector<Placed> by_offset;
+    std::size_t arena = 0;
+    for (std::uint32_t i : order) {
+        const std::size_t size = rounded(i);
+        if (size == 0) continue;
+        const orm::Buffer& t = buffers[i];
+        std::size_t best = orm::no_offset, best_gap = orm::no_offset, prev_end = 0;
+        for (const Placed& p : by_offset) {
+            if (p.last < t.first || t.last < p.first) continue;
+            if (p.offset >= prev_end && p.offset - prev_end >= size && p.offset - prev_end < best_gap) {
+                best_gap = p.offset - prev_end;
+                best = prev_end;
+            }
+            prev_end = std::max(prev_end, p.offset + p.size);
+        }
+        if (best == orm::no_offset) best = prev_end;
+        const Placed placed{best, size, t.first, t.last};
+        by_offset.insert(std::upper_bound(by_offset.begin(), by_offset.end(), placed,
+                                          [](const Placed& a, const Placed& b) { return a.offset < b.offset; }),
+                         placed);
+        arena = std::max(arena, best + size);
+    }
+    return arena;
+}
+
+std::vector<orm::Buffer> owner_records(const orm::Liveness& live, const std::vector<std::size_t>& sizes) {
+    std::vector<orm::Buffer> out;
+    for (orm::ValueId v : live.owners) out.push_back({sizes[v], live.intervals[v].def, live.intervals[v].use_end});
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::size_t max_nodes = 1000000;
+    std::string minimalloc = ORM_DATA_DIR "/benchmarks/minimalloc";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--max-nodes" && i + 1 < argc) max_nodes = std::stoul(argv[++i]);
+        else if (a == "--minimalloc" && i + 1 < argc) minimalloc = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: bench_arena [--max-nodes N] [--minimalloc DIR]\n");
+            return 1;
+        }
+    }
+    struct Family {
+        const char* name;
+        Synthetic (*make)(std::size_t, std::uint64_t);
+    };
+    const Family families[] = {{"residual", synthetic::residual_chain},
+                               {"random_dag", synthetic::random_dag},
+                               {"long_lived", synthetic::long_lived}};
+    constexpr std::size_t alignment = 64;
+    std::printf("default plan_arena (alignment 64), median of 3; ratio: time / (n log2 n) against the 10k row\n");
+    std::printf("%-11s %8s %8s %10s %7s %9s %9s %-18s %11s %9s\n", "family", "nodes", "owners", "default ms", "ratio",
+                "sweep ms", "/ bound", "strategy", "tflite ms", "/ bound");
+    for (const Family& f : families) {
+        double at_10k = 0;
+        for (std::size_t nodes : {1000u, 5000u, 10000u, 20000u, 100000u, 1000000u}) {
+            if (nodes > max_nodes) break;
+            const Synthetic s = f.make(nodes, 0x9E3779B97F4A7C15ull ^ nodes);
+            const auto oracle = s.oracle();
+            auto live = orm::compute_liveness(s.graph, s.views);
+            if (!live) return 1;
+            orm::ArenaPlan plan;
+            const double ms = 1e3 * median_of(3, [&] { plan = orm::plan_arena(*live, oracle)->plan(); });
+            if (auto ok = orm::validate_arena(s.graph, s.views, plan, oracle, alignment); !ok) {
+                std::fprintf(stderr, "%s %zu: invalid arena: %s\n", f.name, nodes, ok.error().message().c_str());
+                return 1;
+            }
+            orm::ArenaOptions sweep_only;
+            sweep_only.work_per_owner = 0;
+            const double sweep_ms = 1e3 * median_of(3, [&] { (void)orm::plan_arena(*live, oracle, sweep_only); });
+            const std::size_t bound = orm::lower_bounds(*live, oracle, alignment)->offset_bytes;
+            const double n = static_cast<double>(live->owners.size());
+            const double per = ms / (n * std::log2(n));
+            if (nodes == 10000) at_10k = per;
+            char peer[64] = "        -         -";
+            if (nodes <= 20000) {
+                const auto records = owner_records(*live, s.sizes);
+                std::size_t arena = 0;
+                const double peer_ms = 1e3 * median_of(1, [&] { arena = tflite_greedy_by_size(records, alignment); });
+                std::snprintf(peer, sizeof peer, "%11.1f %9.4f", peer_ms, static_cast<double>(arena) / static_cast<double>(bound));
+            }
+            char ratio[16] = "      ";
+            if (at_10k > 0) std::snprintf(ratio, sizeof ratio, "%7.2f", per / at_10k);
+            std::printf("%-11s %8zu %8zu %10.2f %7s %9.2f %9.4f %-18s %s\n", f.name, nodes, live->owners.size(), ms, ratio,
+                        sweep_ms, static_cast<double>(plan.arena_bytes) / static_cast<double>(bound),
+                        orm::to_string(plan.strategy), peer);
+        }
+    }
+
+    std::printf("\nMiniMalloc instances (%s) through plan_offsets with their real time stamps, alignment 1;\n"
+                "arena / capacity (1,048,576); the exact search cut at 100 ms\n", minimalloc.c_str());
+    std::printf("%-9s %8s %10s %9s %-18s %12s %9s %-14s\n", "instance", "buffers", "bound", "default", "strategy",
+                "exact+100ms", "ms", "strategy");
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(minimalloc, ec))
+        if (e.path().extension() == ".csv") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+        auto inst = ir::read_minimalloc(file.string());
+        if (!inst) continue;
+        const auto& records = inst->timed.empty() ? inst->buffers : inst->timed;
+        orm::ArenaOptions o;
+        o.alignment = 1;
+        const auto plain = orm::plan_offsets(records, o);
+        o.exact_nodes = std::uint64_t{1} << 40;
+        o.time_limit = std::chrono::milliseconds(100);
+        orm::OffsetPlan exact;
+        const double ms = 1e3 * median_of(1, [&] { exact = *orm::plan_offsets(records, o); });
+        if (!plain || !orm::validate_offsets(records, *plain, 1) || !orm::validate_offsets(records, exact, 1)) return 1;
+        constexpr double capacity = 1048576.0;
+        std::printf("%-9s %8zu %10.4f %9.4f %-18s %12.4f %9.1f %-14s\n", inst->name.c_str(), records.size(),
+                    static_cast<double>(plain->lower_bound_bytes) / capacity, static_cast<double>(plain->arena_bytes) / capacity,
+                    orm::to_string(plain->strategy), static_cast<double>(exact.arena_bytes) / capacity, ms,
+                    orm::to_string(exact.strategy));
+    }
+}

@@ -1,0 +1,189 @@
+// Synthetic graphs for the benchmarks: a bare CSR graph type (the graph
+// concept and nothing more) and generators of graph families, seeded and
+// deterministic.
+#pragma once
+
+#include <onnx_runtime_memory/onnx_runtime_memory.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+namespace synthetic {
+
+namespace orm = onnx_runtime_memory;
+
+struct CsrGraph {
+    std::size_t values = 0;
+    std::vector<std::uint32_t> in_begin{0}, in_ids, out_begin{0}, out_ids;
+    std::vector<std::uint32_t> inputs, outputs;
+
+    std::size_t value_count() const { return values; }
+    std::size_t node_count() const { return in_begin.size() - 1; }
+    std::span<const std::uint32_t> node_inputs(std::size_t n) const {
+        return {in_ids.data() + in_begin[n], in_begin[n + 1] - in_begin[n]};
+    }
+    std::span<const std::uint32_t> node_outputs(std::size_t n) const {
+        return {out_ids.data() + out_begin[n], out_begin[n + 1] - out_begin[n]};
+    }
+    std::span<const std::uint32_t> graph_inputs() const { return inputs; }
+    std::span<const std::uint32_t> graph_outputs() const { return outputs; }
+    bool is_initializer(orm::ValueId) const { return false; }
+};
+
+struct Synthetic {
+    CsrGraph graph;
+    orm::ViewMap views;
+    std::vector<std::size_t> sizes;  // by value id
+
+    // A new value of `bytes` bytes.
+    std::uint32_t value(std::size_t bytes) {
+        sizes.push_back(bytes);
+        return static_cast<std::uint32_t>(graph.values++);
+    }
+    void node(std::initializer_list<std::uint32_t> in, std::initializer_list<std::uint32_t> out) {
+        node(std::span<const std::uint32_t>(in.begin(), in.size()), std::span<const std::uint32_t>(out.begin(), out.size()));
+    }
+    void node(std::span<const std::uint32_t> in, std::span<const std::uint32_t> out) {
+        graph.in_ids.insert(graph.in_ids.end(), in.begin(), in.end());
+        graph.in_begin.push_back(static_cast<std::uint32_t>(graph.in_ids.size()));
+        graph.out_ids.insert(graph.out_ids.end(), out.begin(), out.end());
+        graph.out_begin.push_back(static_cast<std::uint32_t>(graph.out_ids.size()));
+    }
+    auto oracle() const {
+        return [this](orm::ValueId v) { return std::optional<std::size_t>(sizes[v]); };
+    }
+};
+
+struct XorShift {
+    std::uint64_t x;
+    std::uint64_t operator()() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    }
+};
+
+// A chain where every node reads the previous value; one node in 4 also
+// reads a value up to 64 back (a skip); one in 8 is a view of its input;
+// one in 16 branches into two outputs, the second read 5 nodes later.
+inline Synthetic chain_with_skips(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    auto& g = s.graph;
+    XorShift rnd{seed};
+    g.inputs.push_back(s.value(0));  // value 0: the graph input
+    std::uint32_t prev = 0;
+    std::vector<std::uint32_t> pending;  // branch outputs waiting for their reader
+    for (std::size_t n = 0; n < nodes; ++n) {
+        g.in_ids.push_back(prev);
+        if (n % 4 == 3 && g.values > 2)
+            g.in_ids.push_back(static_cast<std::uint32_t>(g.values - 1 - rnd() % std::min<std::size_t>(64, g.values - 1)));
+        if (n % 16 == 5 && !pending.empty()) {
+            g.in_ids.push_back(pending.back());
+            pending.pop_back();
+        }
+        g.in_begin.push_back(static_cast<std::uint32_t>(g.in_ids.size()));
+        const auto out = s.value(std::size_t{1024} << (rnd() % 10));
+        g.out_ids.push_back(out);
+        if (n % 8 == 7) s.views.insert(out, prev);
+        if (n % 16 == 0) {
+            const auto extra = s.value(std::size_t{1024} << (rnd() % 10));
+            g.out_ids.push_back(extra);
+            pending.push_back(extra);
+        }
+        g.out_begin.push_back(static_cast<std::uint32_t>(g.out_ids.size()));
+        prev = out;
+    }
+    g.outputs.push_back(prev);
+    return s;
+}
+
+// Residual blocks: conv, relu, conv, add (the add keeps the block's input
+// alive), one block in 8 followed by a reshape view; every value lives at
+// most four nodes. Widths change every 16 blocks, as a network's stages do.
+inline Synthetic residual_chain(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::uint32_t x = s.value(0);
+    s.graph.inputs.push_back(x);
+    std::size_t width = 64 * 1024;
+    for (std::size_t block = 0; s.graph.node_count() + 5 <= nodes; ++block) {
+        if (block % 16 == 0) width = std::size_t{16 * 1024} << (rnd() % 6);
+        const auto a = s.value(width), b = s.value(width), c = s.value(width), y = s.value(width);
+        s.node({x}, {a});
+        s.node({a}, {b});
+        s.node({b}, {c});
+        s.node({c, x}, {y});
+        x = y;
+        if (block % 8 == 7) {
+            const auto r = s.value(width);
+            s.node({y}, {r});
+            s.views.insert(r, y);
+            x = r;
+        }
+    }
+    s.graph.outputs.push_back(x);
+    return s;
+}
+
+// A random DAG with mixed lifetimes: node n reads node n-1's output and, half
+// the time, an earlier output at a log-uniform distance (most short, some
+// across the whole graph); sizes log-uniform from 1 KiB to 1 MiB.
+inline Synthetic random_dag(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::vector<std::uint32_t> outs;
+    outs.push_back(s.value(0));
+    s.graph.inputs.push_back(outs[0]);
+    for (std::size_t n = 0; n < nodes; ++n) {
+        const auto y = s.value(std::size_t{1024} << (rnd() % 11));
+        if (rnd() % 2 == 0 && outs.size() > 2) {
+            const std::size_t bits = 1 + rnd() % 20;
+            const std::size_t back = 2 + rnd() % std::min<std::size_t>(std::size_t{1} << bits, outs.size() - 2);
+            s.node({outs.back(), outs[outs.size() - back]}, {y});
+        } else {
+            s.node({outs.back()}, {y});
+        }
+        outs.push_back(y);
+    }
+    s.graph.outputs.push_back(outs.back());
+    return s;
+}
+
+// Many values live across thousands of nodes: a U-Net (each layer of the
+// way down keeps a skip that the mirror layer on the way up reads) whose
+// layers also write a cache entry the last node reads (KV-cache-like).
+inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::uint32_t x = s.value(0);
+    s.graph.inputs.push_back(x);
+    std::vector<std::uint32_t> skips, caches;
+    const std::size_t layers = nodes / 4;  // 2 nodes per layer down, 2 up
+    for (std::size_t l = 0; l < layers; ++l) {
+        const std::size_t bytes = std::size_t{4096} << (rnd() % 6);
+        const auto skip = s.value(bytes), cache = s.value(bytes / 4), y = s.value(bytes);
+        s.node({x}, {skip, cache});
+        s.node({skip}, {y});
+        skips.push_back(skip);
+        caches.push_back(cache);
+        x = y;
+    }
+    for (std::size_t l = layers; l-- > 0;) {
+        const auto u = s.value(s.sizes[skips[l]]), y = s.value(s.sizes[skips[l]]);
+        s.node({x}, {u});
+        s.node({u, skips[l]}, {y});
+        x = y;
+    }
+    caches.push_back(x);
+    const auto out = s.value(1024);
+    s.node(caches, std::span<const std::uint32_t>(&out, 1));
+    s.graph.outputs.push_back(out);
+    return s;
+}
+
+}  // namespace synthetic
