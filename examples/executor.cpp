@@ -2,10 +2,10 @@
 // executor team would use the library: its own IR, real float kernels, a
 // batch size that changes per request, a view (Reshape), a kernel that needs
 // scratch (Softmax), the graph output outside the arena, and the offsets
-// re-planned per request by an ArenaPlanner. Every request runs twice: out
-// of the arena (filled with NaN first, so a read of unwritten or clobbered
-// memory shows) and with one buffer per tensor; the outputs must match bit
-// for bit.
+// re-planned per request by an ArenaPlanner; then again with the elementwise
+// kernels in place. Every request runs twice: out of the arena (filled with
+// NaN first, so a read of unwritten or clobbered memory shows) and with one
+// buffer per tensor; the outputs must match bit for bit.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cmath>
@@ -96,15 +96,9 @@ void run(const Model& m, std::size_t batch, At&& at, Scratch&& scratch) {
     }
 }
 
-}  // namespace
-
-int main() {
-    const Model model;
-    orm::ViewMap views;
-    views.insert(Model::v, Model::s);  // Reshape: v is s's bytes
-    orm::PlanOptions options;
-    options.outputs = orm::OutputPlacement::external;  // y survives the next request
-    options.scratch_bytes = {0, 0, 0, 0, 0, 32 * sizeof(float)};  // Softmax: one row of workspace
+// Runs every request of one configuration; returns the number of requests
+// whose output differs from one buffer per tensor.
+int serve(const Model& model, const orm::ViewMap& views, const orm::PlanOptions& options, const char* mode) {
     orm::ArenaOptions arena_options;
     arena_options.alignment = 64;
     auto planner = orm::ArenaPlanner::create(model, views, options, arena_options);
@@ -138,6 +132,7 @@ int main() {
             switch (p.kind) {
                 case orm::ValueKind::owner:
                 case orm::ValueKind::view:
+                case orm::ValueKind::inplace:
                     if (p.offset != orm::no_offset) return arena.data() + p.offset / sizeof(float);
                     break;
                 case orm::ValueKind::graph_output: return output.data();
@@ -148,6 +143,10 @@ int main() {
             std::printf("value %u has no memory\n", v);
             std::abort();
         };
+        if (!options.inplace.empty() && (at(Model::r1) != at(Model::h1) || at(Model::s) != at(Model::h2))) {
+            std::printf("%s: the hints were not taken\n", mode);
+            return 1;
+        }
         run(model, batch, at, [&](std::size_t n) { return arena.data() + plan.scratch_offsets[n] / sizeof(float); });
 
         // One buffer per tensor: the reference.
@@ -163,9 +162,28 @@ int main() {
         const bool same = std::memcmp(output.data(), own[Model::y].data(), output.size() * sizeof(float)) == 0;
         std::size_t naive = 0;  // the arena's contents, one buffer each
         for (unsigned v : {Model::h1, Model::r1, Model::h2, Model::s}) naive += Model::floats(v, batch) * sizeof(float);
-        std::printf("batch %zu: arena %zu bytes (one buffer each: %zu, output outside), %s\n", batch, plan.arena_bytes,
-                    naive + 32 * sizeof(float), same ? "output matches bit for bit" : "OUTPUT DIFFERS");
+        std::printf("%s batch %zu: arena %zu bytes (one buffer each: %zu, output outside), %s\n", mode, batch,
+                    plan.arena_bytes, naive + 32 * sizeof(float), same ? "output matches bit for bit" : "OUTPUT DIFFERS");
         failures += same ? 0 : 1;
     }
+    return failures;
+}
+
+}  // namespace
+
+int main() {
+    const Model model;
+    orm::ViewMap views;
+    views.insert(Model::v, Model::s);  // Reshape: v is s's bytes
+    orm::PlanOptions options;
+    options.outputs = orm::OutputPlacement::external;  // y survives the next request
+    options.scratch_bytes = {0, 0, 0, 0, 0, 32 * sizeof(float)};  // Softmax: one row of workspace
+    int failures = serve(model, views, options, "buffers");
+    // In place: Relu writes r1 over h1, Add writes s over h2 (each input's
+    // last reader); the elementwise kernels read element k before writing it.
+    options.inplace = {{Model::r1, Model::h1}, {Model::s, Model::h2}};
+    auto why = orm::explain_inplace(model, views, options);
+    if (!why || (*why)[0] != orm::InplaceResult::taken || (*why)[1] != orm::InplaceResult::taken) return 1;
+    failures += serve(model, views, options, "in place");
     return failures == 0 ? 0 : 1;
 }

@@ -494,6 +494,122 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     return {};
 }
 
+// ---- in-place hints: decided as a reference written from the rule's words ----
+std::vector<orm::InplaceHint> random_hints(const Case& c, std::uint64_t seed) {
+    std::mt19937_64 rng(seed ^ 0x1A2B3C4Du);
+    std::vector<orm::InplaceHint> hints;
+    for (std::size_t n = 0; n < c.in.size(); ++n) {
+        if (rng() % 100 >= 60 || c.in[n].empty()) continue;
+        for (std::size_t k = 0, m = 1 + rng() % 2; k < m; ++k) {
+            orm::InplaceHint h{c.out[n][rng() % c.out[n].size()], c.in[n][rng() % c.in[n].size()]};
+            if (rng() % 10 == 0) h.input = static_cast<ValueId>(rng() % (c.values + 2));  // maybe no input of n
+            hints.push_back(h);
+        }
+    }
+    std::shuffle(hints.begin(), hints.end(), rng);
+    return hints;
+}
+
+// Hints in the order of their outputs' producers (ties: hint order), each
+// taken when: the output is an owner (no view, no weight, no input, planned);
+// the input is an input of its node; the input's bytes (its chain of views
+// and earlier folds) are an owner's; no value sharing them is a graph output;
+// none is read, or produced as a view, after the node; no other output of
+// the node was folded into them.
+std::vector<orm::InplaceResult> reference_inplace(const Case& c, const std::vector<orm::InplaceHint>& hints) {
+    using R = orm::InplaceResult;
+    const RefLiveness live = reference_liveness(c);
+    const std::size_t N = c.in.size();
+    std::vector<std::optional<std::size_t>> producer(c.values);
+    for (std::size_t n = 0; n < N; ++n)
+        for (ValueId v : c.out[n]) producer[v] = n;
+    std::map<ValueId, ValueId> folds;  // output -> input
+    const auto bytes_of = [&](ValueId v) {  // whose bytes v uses: views and folds followed
+        for (;;) {
+            if (auto it = c.views.find(v); it != c.views.end()) v = it->second;
+            else if (auto f = folds.find(v); f != folds.end()) v = f->second;
+            else return v;
+        }
+    };
+    std::vector<std::size_t> order(hints.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    const auto when = [&](std::size_t h) {
+        const ValueId o = hints[h].output;
+        return o < c.values && live.owner[o] && producer[o] ? *producer[o] : size_max;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return when(a) < when(b); });
+    std::vector<R> result(hints.size(), R::not_an_input);
+    for (std::size_t h : order) {
+        const auto [out, in] = hints[h];
+        if (out >= c.values || in >= c.values) continue;
+        if (!live.owner[out] || folds.count(out)) {  // no buffer of its own, or already given up
+            result[h] = R::output_not_owner;
+            continue;
+        }
+        const std::size_t n = when(h);
+        if (n == size_max || std::find(c.in[n].begin(), c.in[n].end(), in) == c.in[n].end()) continue;
+        const ValueId root = bytes_of(in);
+        if (!live.owner[root]) {
+            result[h] = R::input_not_owner;
+            continue;
+        }
+        bool output = false, later = false;
+        for (ValueId v = 0; v < c.values; ++v) {
+            if (bytes_of(v) != root) continue;
+            later = later || (folds.count(v) && producer[v] == n);  // another output of this node took them
+            output = output || std::find(c.outputs.begin(), c.outputs.end(), v) != c.outputs.end();
+            for (std::size_t m = n + 1; m < N; ++m)
+                later = later || std::find(c.in[m].begin(), c.in[m].end(), v) != c.in[m].end();
+            later = later || (c.views.count(v) && producer[v] && *producer[v] > n);
+        }
+        if (output) result[h] = R::input_is_graph_output;
+        else if (later) result[h] = R::input_read_later;
+        else {
+            result[h] = R::taken;
+            folds[out] = in;
+        }
+    }
+    return result;
+}
+
+std::string check_inplace(const Case& c, std::uint64_t seed) {
+    const auto views = c.view_map();
+    orm::PlanOptions o = c.options();
+    o.inplace = random_hints(c, seed);
+    auto why = orm::explain_inplace(c, views, o);
+    if (!why) return "";  // a graph the planner refuses: check_case covers it
+    if (*why != reference_inplace(c, o.inplace)) return "in-place decisions differ from the reference's";
+    auto live = orm::compute_liveness(c, views, o);
+    std::vector<ValueId> taken;
+    for (std::size_t h = 0; h < why->size(); ++h)
+        if ((*why)[h] == orm::InplaceResult::taken) taken.push_back(o.inplace[h].output);
+    std::sort(taken.begin(), taken.end());
+    if (!live || live->inplace != taken) return "the liveness does not list the folds taken";
+
+    const auto oracle = c.runtime_oracle();
+    auto slots = orm::plan_activations(c, views, oracle, o);
+    if (!slots) return slots.error().kind == orm::PlanError::Kind::size_overflow ? "" : "in-place: " + slots.error().message();
+    if (auto ok = orm::validate(c, views, slots->plan(), oracle, o); !ok) return "in-place slots: " + ok.error().message();
+    orm::ArenaOptions a;
+    a.alignment = std::size_t{1} << (seed % 4);
+    auto arena = orm::plan_arena(c, views, oracle, o, a);
+    if (!arena) return "in-place arena: " + arena.error().message();
+    if (auto ok = orm::validate_arena(c, views, arena->plan(), oracle, a.alignment, o); !ok)
+        return "in-place arena: " + ok.error().message();
+    // With every value one size, a fold never raises the lower bound.
+    const auto same = [](ValueId) { return std::optional<std::size_t>(64); };
+    auto plain = orm::compute_liveness(c, views, c.options());
+    if (orm::lower_bounds(*live, same)->offset_bytes > orm::lower_bounds(*plain, same)->offset_bytes)
+        return "a fold raised the lower bound";
+    // Mutation: a liveness claiming a fold no hint allows is refused.
+    if (!taken.empty()) {
+        orm::PlanOptions none = c.options();
+        auto r = orm::validate(c, views, slots->plan(), oracle, none);
+        if (r) return "validate accepted folds without their hints";
+    }
+    return {};
+}
+
 // ---- mutations of valid plans: validate must reject each, with the right error ----
 std::string check_mutations(const Case& c, std::uint64_t seed) {
     const auto views = c.view_map();
@@ -633,6 +749,7 @@ TEST_CASE("property: random graphs plan exactly as the reference, validate, and 
             auto e = check_case(d, seed);
             if (e.empty()) e = check_mutations(d, seed);
             if (e.empty()) e = check_policies(d, seed);
+            if (e.empty()) e = check_inplace(d, seed);
             return e.empty() ? check_arena(d, seed) : e;
         };
         if (const std::string what = failure(c); !what.empty()) {

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -30,6 +32,38 @@ enum class UnknownSizes : std::uint8_t {
     dynamic,  // plan the rest; they (and their views) stay out of every slot and offset and are
               // listed in the plan's dynamic_values, for the executor to allocate at run time
 };
+
+// A node may write `output` into the buffer of its input `input` (an
+// elementwise op in place): PlanOptions::inplace.
+struct InplaceHint {
+    ValueId output = no_value;
+    ValueId input = no_value;
+    friend bool operator==(const InplaceHint&, const InplaceHint&) = default;
+};
+
+// What became of an in-place hint (explain_inplace).
+enum class InplaceResult : std::uint8_t {
+    taken,                 // the output lives in the input's buffer
+    not_an_input,          // `input` is not an input of the node that produces `output` (or an id is past the graph)
+    output_not_owner,      // `output` has no buffer of its own to give up: a view, a graph input or weight,
+                           // an external graph output
+    input_not_owner,       // the input's bytes are not planned: a graph input, a weight, an external output
+    input_read_later,      // the input's bytes are read after the node (through any view or earlier fold),
+                           // or another output of the node already took them
+    input_is_graph_output, // the input's bytes are (or alias) a graph output, which must survive
+};
+
+[[nodiscard]] constexpr const char* to_string(InplaceResult r) noexcept {
+    switch (r) {
+        case InplaceResult::taken: return "taken";
+        case InplaceResult::not_an_input: return "not_an_input";
+        case InplaceResult::output_not_owner: return "output_not_owner";
+        case InplaceResult::input_not_owner: return "input_not_owner";
+        case InplaceResult::input_read_later: return "input_read_later";
+        case InplaceResult::input_is_graph_output: return "input_is_graph_output";
+    }
+    return "unknown";
+}
 
 // Options controlling what the planner considers part of the arena. Every
 // default is the original crate's behaviour.
@@ -57,6 +91,13 @@ struct PlanOptions {
     // of the alignment (else PlanError::bad_pin), and pins must not share
     // bytes while live (pins_overlap). validate_arena checks them.
     std::vector<PinnedOffset> pinned{};
+    // In-place reuse, opt-in: each hint is taken when it is safe (the input's
+    // bytes are planned, read by nothing after the node, and no graph output;
+    // the output has a buffer of its own; see InplaceResult), in node order,
+    // so chains fold. A taken output then lives in its input's buffer as a
+    // view does, and that buffer holds the largest value folded into it.
+    // explain_inplace says what became of each hint.
+    std::vector<InplaceHint> inplace{};
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
@@ -89,6 +130,9 @@ struct Liveness {
     std::vector<ValueId> roots;
     // Position of the last node (0 for an empty graph).
     NodeIndex last_position = 0;
+    // Outputs written in place into their root's buffer (PlanOptions::inplace
+    // hints taken), ascending: no owners, sized into their root's buffer.
+    std::vector<ValueId> inplace;
 
     [[nodiscard]] std::size_t value_count() const noexcept { return intervals.size(); }
     [[nodiscard]] bool is_owner(ValueId v) const noexcept {
@@ -151,16 +195,14 @@ namespace detail {
 // Per-value facts gathered once from the graph.
 enum : std::uint8_t { is_input = 1, is_init = 2, is_owner_flag = 4, is_external = 8 };
 
-}  // namespace detail
-
-// Compute the live interval of every buffer owner (see graph.hpp for who owns),
-// checking that the graph's node order is one the executor can run: every
-// value a node reads is a graph input, an initializer, or produced by an
-// earlier node; no value is produced twice; every id is in range; the view
-// map is acyclic and names only values of the graph. O(V + E).
+// The live interval of every buffer owner, checking that the graph's node
+// order is one the executor can run: every value a node reads is a graph
+// input, an initializer, or produced by an earlier node; no value is
+// produced twice; every id is in range; the view map is acyclic and names
+// only values of the graph. O(V + E). (compute_liveness without in-place
+// hints.)
 template <activation_graph G>
-[[nodiscard]] expected<Liveness, PlanError> compute_liveness(const G& g, const ViewMap& views,
-                                                             const PlanOptions& options = {}) {
+[[nodiscard]] expected<Liveness, PlanError> liveness_of(const G& g, const ViewMap& views, const PlanOptions& options) {
     using T = graph_traits<G>;
     using Kind = PlanError::Kind;
     const auto size = detail::checked_size(g);
@@ -279,6 +321,92 @@ template <activation_graph G>
     return live;
 }
 
+// Decides each in-place hint against the liveness without hints (see
+// InplaceResult), in the order of the nodes producing their outputs: a fold
+// extends the input group's life to the output's last use, so a chain folds
+// link by link. O(V + hints log hints + the hinted nodes' inputs).
+template <activation_graph G>
+[[nodiscard]] std::vector<InplaceResult> decide_inplace(const G& g, const Liveness& live, std::span<const InplaceHint> hints) {
+    using T = graph_traits<G>;
+    const std::size_t V = live.value_count();
+    std::vector<InplaceResult> result(hints.size(), InplaceResult::not_an_input);
+    std::vector<bool> output_root(V, false);  // roots of graph outputs in the arena
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V); v && live.is_owner(live.roots[*v])) output_root[live.roots[*v]] = true;
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t h = 0; h < hints.size(); ++h)
+        if (hints[h].output < V && hints[h].input < V) order.push_back(h);
+    const auto producer = [&](std::uint32_t h) { return live.intervals[hints[h].output].def; };  // no_node if no owner
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return producer(a) < producer(b); });
+    std::vector<ValueId> group(V);  // union-find over roots: a fold joins the output to its input's group
+    std::iota(group.begin(), group.end(), ValueId{0});
+    const auto find = [&](ValueId v) {
+        while (group[v] != v) v = group[v] = group[group[v]];
+        return v;
+    };
+    std::vector<NodeIndex> last(V, no_node), folded_at(V, no_node);  // a group's last use, and its last fold
+    for (ValueId v : live.owners) last[v] = live.intervals[v].use_end;
+    for (std::uint32_t h : order) {
+        const auto [out, in] = hints[h];
+        if (!live.is_owner(out) || live.roots[out] != out || group[out] != out) {  // (or folded already)
+            result[h] = InplaceResult::output_not_owner;
+            continue;
+        }
+        const NodeIndex n = live.intervals[out].def;
+        bool reads = false;
+        for (auto x : T::node_inputs(g, n))
+            if (const auto v = to_value_id(x, V); v && *v == in) reads = true;
+        if (!reads) continue;  // not_an_input
+        const ValueId r = find(live.roots[in]);
+        if (!live.is_owner(live.roots[in])) result[h] = InplaceResult::input_not_owner;
+        else if (output_root[r]) result[h] = InplaceResult::input_is_graph_output;
+        else if (last[r] != n || folded_at[r] == n) result[h] = InplaceResult::input_read_later;
+        else {
+            result[h] = InplaceResult::taken;
+            folded_at[r] = n;  // one output per node into one buffer: a kernel writes them all at once
+            group[out] = r;
+            last[r] = last[out];
+            output_root[r] = output_root[out];
+        }
+    }
+    return result;
+}
+
+}  // namespace detail
+
+// Compute the live interval of every buffer owner (see graph.hpp for who
+// owns) and fold the safe in-place hints, checking the graph as
+// detail::liveness_of does. O(V + E).
+template <activation_graph G>
+[[nodiscard]] expected<Liveness, PlanError> compute_liveness(const G& g, const ViewMap& views,
+                                                             const PlanOptions& options = {}) {
+    auto live = detail::liveness_of(g, views, options);
+    if (!live || options.inplace.empty()) return live;
+    const auto results = detail::decide_inplace(g, *live, options.inplace);
+    ViewMap folded = views;  // a taken output is planned as a view of its input
+    std::vector<ValueId> taken;
+    for (std::size_t h = 0; h < results.size(); ++h)
+        if (results[h] == InplaceResult::taken) {
+            folded.insert(options.inplace[h].output, options.inplace[h].input);
+            taken.push_back(options.inplace[h].output);
+        }
+    if (taken.empty()) return live;
+    auto with = detail::liveness_of(g, folded, options);
+    if (!with) return with;
+    std::sort(taken.begin(), taken.end());
+    with->inplace = std::move(taken);
+    return with;
+}
+
+// What became of each of options.inplace's hints, in their order.
+template <activation_graph G>
+[[nodiscard]] expected<std::vector<InplaceResult>, PlanError> explain_inplace(const G& g, const ViewMap& views,
+                                                                             const PlanOptions& options) {
+    auto live = detail::liveness_of(g, views, options);
+    if (!live) return unexpected(live.error());
+    return detail::decide_inplace(g, *live, options.inplace);
+}
+
 // Checks that a Liveness handed back in (kept across runs, edited, or built
 // by hand) has the shape compute_liveness gives one, so that planning from it
 // cannot read out of bounds: matching table sizes within max_graph_ids, roots
@@ -308,6 +436,10 @@ template <activation_graph G>
     for (std::size_t k = 0; k < owners; ++k) {
         const ValueId v = live.owners[k];
         if (!live.is_owner(v) || (k > 0 && !before(live.owners[k - 1], v))) return bad(v);
+    }
+    for (std::size_t k = 0; k < live.inplace.size(); ++k) {
+        const ValueId v = live.inplace[k];
+        if (v >= V || live.is_owner(v) || live.roots[v] == v || (k > 0 && live.inplace[k - 1] >= v)) return bad(v);
     }
     std::vector<bool> seen(V, false);
     for (std::size_t k = 0; k < owners; ++k) {

@@ -26,6 +26,7 @@ namespace onnx_runtime_memory {
 enum class ValueKind : std::uint8_t {
     owner,         // has a buffer of its own in the plan (slot or offset)
     view,          // aliases its root's bytes: bind it where the root is
+    inplace,       // written into its input's buffer (PlanOptions::inplace): bind it where its root is
     graph_input,   // supplied by the caller, outside the arena
     initializer,   // a weight or constant, outside the arena
     graph_output,  // outside the arena, allocated by the executor (OutputPlacement::external)
@@ -37,6 +38,7 @@ enum class ValueKind : std::uint8_t {
     switch (k) {
         case ValueKind::owner: return "owner";
         case ValueKind::view: return "view";
+        case ValueKind::inplace: return "inplace";
         case ValueKind::graph_input: return "graph_input";
         case ValueKind::initializer: return "initializer";
         case ValueKind::graph_output: return "graph_output";
@@ -82,6 +84,7 @@ template <activation_graph G, class Oracle>
         p.root = live->roots[v];
         const bool is_dynamic = std::binary_search(dynamic.begin(), dynamic.end(), p.root);
         if (T::is_initializer(g, v)) p.kind = ValueKind::initializer;
+        else if (std::binary_search(live->inplace.begin(), live->inplace.end(), v)) p.kind = ValueKind::inplace;
         else if (p.root != v) p.kind = ValueKind::view;
         else if (is_dynamic) p.kind = ValueKind::dynamic;
         else if (live->is_owner(v)) p.kind = ValueKind::owner;

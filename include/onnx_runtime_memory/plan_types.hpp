@@ -265,6 +265,8 @@ struct ValidateError {
         scratch_conflict,      // node `node`'s scratch: no slot/offset, too small (`size` > `capacity`), or shared with live `value`
         wrong_dynamic_values,  // the plan's dynamic_values are not the owners of unknown size (`value`: the first that differs)
         dynamic_placed,        // `value` is dynamic (its root owner's size is unknown) but the plan places it
+        bad_inplace,           // `value` is claimed written in place into `other` (at `node`) without a hint, or
+                               // `other`'s bytes are not planned, a graph output, read later, or taken twice
         // Arena plans (validate_arena):
         misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
         outside_arena,         // owner `value` ends past the arena
@@ -325,6 +327,9 @@ struct ValidateError {
                 return "the plan's dynamic_values differ from the owners of unknown size at " + v(value);
             case Kind::dynamic_placed:
                 return v(value) + " is dynamic (its size is known only at run time) but the plan places it";
+            case Kind::bad_inplace:
+                return v(value) + " is written in place into " + (other == no_value ? std::string("an input no hint names") : v(other)) +
+                       ", which is not safe: no hint, or the input's bytes are unplanned, a graph output, read later or taken twice";
             case Kind::wrong_naive_bytes:
                 return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
                        std::to_string(size);

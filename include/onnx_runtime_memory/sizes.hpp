@@ -42,8 +42,9 @@ struct OwnerSizes {
 };
 
 // Fills `sizes` for this liveness, reusing its memory: the oracle is asked
-// exactly once per owner, in owner order, never for a view. O(owners), plus
-// O(u log u) for u unknown sizes.
+// exactly once per owner, in owner order, then once per value written in
+// place (Liveness::inplace), never for a view. O(owners), plus O(u log u)
+// for u unknown sizes.
 template <size_oracle Oracle>
 void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
     sizes.bytes.resize(live.value_count());
@@ -61,6 +62,25 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         if (sizes.overflow_at == no_value && detail::add_overflows(sizes.total, *bytes, sizes.total)) sizes.overflow_at = v;
     }
     std::sort(sizes.unknown.begin(), sizes.unknown.end());
+    // A value written in place counts in the total (one buffer each) and
+    // makes its root's buffer as large as it: unknown, the root is unknown.
+    const std::size_t unknown_owners = sizes.unknown.size();
+    for (ValueId v : live.inplace) {
+        const ValueId r = live.roots[v];
+        if (!live.is_owner(r)) continue;
+        const std::optional<std::size_t> bytes = oracle(v);
+        const auto end = sizes.unknown.begin() + static_cast<std::ptrdiff_t>(unknown_owners);
+        if (!bytes || std::binary_search(sizes.unknown.begin(), end, r)) {
+            sizes.unknown.push_back(r);
+            continue;
+        }
+        sizes.bytes[r] = std::max(sizes.bytes[r], *bytes);
+        if (sizes.overflow_at == no_value && detail::add_overflows(sizes.total, *bytes, sizes.total)) sizes.overflow_at = v;
+    }
+    if (sizes.unknown.size() == unknown_owners) return;
+    std::sort(sizes.unknown.begin(), sizes.unknown.end());
+    sizes.unknown.erase(std::unique(sizes.unknown.begin(), sizes.unknown.end()), sizes.unknown.end());
+    for (ValueId r : sizes.unknown) sizes.bytes[r] = 0;  // unknown stays 0, whatever was folded in
 }
 
 // The naive total with each node's scratch added (PlanOptions::scratch_bytes),

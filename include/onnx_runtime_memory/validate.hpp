@@ -25,15 +25,76 @@
 
 namespace onnx_runtime_memory {
 
+namespace detail {
+
+// The in-place folds a liveness claims (Liveness::inplace), each checked
+// against the hints and the liveness without them, apart from the planner's
+// own decisions: for output v, produced by node n, some hint names an input
+// of n whose root is planned, no graph output, last read at n, and taken by
+// no other fold. Returns the view map with every fold
+// added as a view of its input, for the coverage checks.
+template <activation_graph G>
+[[nodiscard]] expected<ViewMap, ValidateError> check_folds(const G& g, const ViewMap& views, const Liveness& live,
+                                                          const PlanOptions& options) {
+    using T = graph_traits<G>;
+    ViewMap folded = views;
+    if (live.inplace.empty()) return folded;
+    const auto fail = [](ValueId v, ValueId in, NodeIndex n) {
+        ValidateError err;
+        err.kind = ValidateError::Kind::bad_inplace;
+        err.value = v;
+        err.other = in;
+        err.node = n;
+        return unexpected(err);
+    };
+    PlanOptions plain = options;
+    plain.inplace.clear();
+    auto before = liveness_of(g, views, plain);
+    if (!before) return unexpected(ValidateError::from(before.error()));
+    const std::size_t V = before->value_count();
+    std::vector<bool> output_root(V, false), taken(V, false);
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V)) output_root[before->roots[*v]] = true;
+    for (ValueId v : live.inplace) {
+        if (v >= V || !before->is_owner(v)) return fail(v, no_value, no_node);
+        const NodeIndex n = before->intervals[v].def;
+        const auto safe = [&](ValueId in) {  // an input of n whose bytes are planned and die at n
+            bool reads = false;
+            for (auto x : T::node_inputs(g, n))
+                if (const auto u = to_value_id(x, V); u && *u == in) reads = true;
+            const ValueId r = before->roots[in];
+            return reads && before->is_owner(r) && !output_root[r] && before->intervals[r].use_end == n && !taken[r];
+        };
+        ValueId in = no_value, named = no_value;  // the first safe hint for v; the first hint for v
+        for (const InplaceHint& h : options.inplace) {
+            if (h.output != v || h.input >= V) continue;
+            if (named == no_value) named = h.input;
+            if (safe(h.input)) {
+                in = h.input;
+                break;
+            }
+        }
+        if (in == no_value) return fail(v, named, n);
+        taken[before->roots[in]] = true;
+        folded.insert(v, in);
+    }
+    return folded;
+}
+
+}  // namespace detail
+
 // Checks a liveness against the graph: every read of a value (and so of
 // every view in a chain) and every graph output falls inside its root
 // owner's interval (ViewOutlivesSource), and so does every node that
-// produces a view (ViewOutsideSource): a view's bytes are its root's. A
+// produces a view (ViewOutsideSource): a view's bytes are its root's. The
+// in-place folds it claims are checked against options.inplace first
+// (BadInplace), and a folded output's bytes are its input's root's. A
 // liveness from compute_liveness always passes; one kept by the caller
 // across runs, or edited, may not (one of the wrong shape is a plan_error,
 // bad_liveness).
 template <activation_graph G>
-[[nodiscard]] expected<void, ValidateError> validate_liveness(const G& g, const ViewMap& views, const Liveness& live) {
+[[nodiscard]] expected<void, ValidateError> validate_liveness(const G& g, const ViewMap& views, const Liveness& live,
+                                                              const PlanOptions& options = {}) {
     using T = graph_traits<G>;
     const auto plan_error = [](PlanError e) { return unexpected(ValidateError::from(e)); };
     const auto fail = [](ValidateError::Kind kind, ValueId v, ValueId r, NodeIndex n) {
@@ -49,8 +110,10 @@ template <activation_graph G>
     const std::size_t V = size->values;
     if (auto ok = check_liveness(live); !ok) return plan_error(ok.error());
     if (live.value_count() != V) return plan_error(make_plan_error(PlanError::Kind::bad_liveness));
+    auto folded = detail::check_folds(g, views, live, options);
+    if (!folded) return unexpected(folded.error());
     std::vector<ValueId> root;
-    if (auto ok = detail::resolve_roots(views, V, root); !ok) return plan_error(ok.error());
+    if (auto ok = detail::resolve_roots(*folded, V, root); !ok) return plan_error(ok.error());
     const auto covered = [&](ValueId r, std::size_t n) {
         return !live.is_owner(r) || (live.intervals[r].def <= n && n <= live.intervals[r].use_end);
     };
@@ -254,7 +317,7 @@ template <activation_graph G, size_oracle Oracle>
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);
     if (auto ok = detail::validate_assignments(*live, plan, sizes, options.scratch_bytes); !ok) return ok;
-    return validate_liveness(g, views, *live);
+    return validate_liveness(g, views, *live, options);
 }
 
 // Convenience: validate with sizes from fully-static shapes.
@@ -329,7 +392,7 @@ template <activation_graph G, size_oracle Oracle>
             return unexpected(err);
         }
     }
-    return validate_liveness(g, views, *live);
+    return validate_liveness(g, views, *live, options);
 }
 
 }  // namespace onnx_runtime_memory
