@@ -41,6 +41,7 @@
 #include "ir/describe.hpp"
 #include "ir/graph.hpp"
 #include "ir/graph_text.hpp"
+#include "ir/inplace.hpp"
 #include "ir/minimalloc.hpp"
 #include "ir/views.hpp"
 #include "svg.hpp"
@@ -58,6 +59,7 @@ struct Args {
     orm::ArenaOptions arena;
     std::string svg;
     std::string placements;
+    std::optional<std::vector<std::string>> inplace_ops;  // --inplace: also plan with these ops in place
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -66,7 +68,7 @@ constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
-    "                  [--placements FILE] FILE|DIR\n"
+    "                  [--inplace [OP,OP,...]] [--placements FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -134,6 +136,10 @@ struct Analysis {
     std::vector<std::size_t> sizes;       // by value id (owners)
     std::vector<std::size_t> live_bytes;  // by position
     std::size_t peak_position = 0;
+    // --inplace: the hints the op list gives, how many were taken, and the arena with them.
+    std::size_t inplace_hints = 0, inplace_taken = 0;
+    std::optional<orm::ArenaPlan> inplace_arena;
+    std::optional<std::size_t> inplace_bound;
 };
 
 // Whether v's size is unknown only because it overflows: its element type
@@ -221,6 +227,24 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     }
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, args.options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+    if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
+        orm::PlanOptions with = args.options;
+        with.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
+        a.inplace_hints = with.inplace.size();
+        auto why = orm::explain_inplace(a.g, a.views, with);
+        if (!why) return fmt::format("{}: {}", path, ir::describe(a.g, why.error()));
+        a.inplace_taken = static_cast<std::size_t>(std::count(why->begin(), why->end(), orm::InplaceResult::taken));
+        auto in_place = orm::plan_arena(a.g, a.views, oracle, with, args.arena);
+        if (!in_place) return fmt::format("{}: {}", path, ir::describe(a.g, in_place.error()));
+        a.inplace_arena = std::move(*in_place).plan();
+        if (auto ok = orm::validate_arena(a.g, a.views, *a.inplace_arena, oracle, args.arena.alignment, with); !ok)
+            return fmt::format("{}: the in-place arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+        auto live = orm::compute_liveness(a.g, a.views, with);
+        if (!live) return fmt::format("{}: {}", path, ir::describe(a.g, live.error()));
+        const auto bounds = orm::lower_bounds(orm::without_owners(std::move(*live), a.inplace_arena->dynamic_values), oracle,
+                                              a.inplace_arena->alignment);
+        if (bounds) a.inplace_bound = bounds->offset_bytes;
+    }
     a.live = orm::without_owners(std::move(a.live), plan.dynamic_values);  // the planned owners, for the report
     a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
 
@@ -254,7 +278,7 @@ void print_json(const Analysis& a) {
         "{{\"graph\":{},\"file\":{},\"status\":\"{}\",\"nodes\":{},\"values\":{},\"owners\":{},\"views\":{},"
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
         "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"arena_strategy\":{},"
-        "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}}}\n",
+        "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
         p.savings_ratio(), a.status->unknown_sizes().size(),
@@ -263,7 +287,11 @@ void print_json(const Analysis& a) {
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
         number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
-        a.plan_us, a.arena_us);
+        a.plan_us, a.arena_us,
+        a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
+                                      "\"inplace_arena_bytes\":{}",
+                                      a.inplace_hints, a.inplace_taken, number(a.inplace_bound), a.inplace_arena->arena_bytes)
+                        : std::string());
 }
 
 void print_report(const Analysis& a) {
@@ -302,6 +330,9 @@ void print_report(const Analysis& a) {
     fmt::print("  lower bounds           {:>10}  for offsets ({:.3f}x: arena / bound); {} for slots ({:.3f}x)\n",
                human(lb.offset_bytes), lb.offset_bytes ? static_cast<double>(a.arena->arena_bytes) / static_cast<double>(lb.offset_bytes) : 1.0,
                human(lb.slot_bytes), lb.slot_bytes ? static_cast<double>(p.peak_bytes) / static_cast<double>(lb.slot_bytes) : 1.0);
+    if (a.inplace_arena)
+        fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
+                   a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
     // Where the live set peaks, and what is live there.
     const std::size_t at = a.peak_position;
     std::string node = at < g.node_count() ? fmt::format(" ({}{})", g.op_type(at),
@@ -489,6 +520,15 @@ int main(int argc, char** argv) {
                 auto& scratch = args.options.scratch_bytes;
                 if (scratch.size() <= *node) scratch.resize(*node + 1, 0);
                 scratch[*node] = *bytes;
+            }
+        } else if (a == "--inplace") {  // an op list may follow: no op name has a '.' or '/', or is a path
+            args.inplace_ops = ir::default_inplace_ops;
+            if (i + 1 < argc) {
+                const std::string_view next = argv[i + 1];
+                std::error_code exists;
+                if (!next.empty() && next[0] != '-' && next.find_first_of("./") == std::string_view::npos &&
+                    !std::filesystem::exists(std::string(next), exists))
+                    args.inplace_ops = split(*value(), ',');
             }
         } else if (a == "--placements") {
             const auto v = value();
