@@ -60,6 +60,8 @@ struct Args {
     std::string svg;
     std::string placements;
     std::optional<std::vector<std::string>> inplace_ops;  // --inplace: also plan with these ops in place
+    bool reorder = false;     // --reorder: plan in a memory-aware order
+    std::string write_order;  // --write-order FILE: the graph text in that order
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -68,7 +70,7 @@ constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
-    "                  [--inplace [OP,OP,...]] [--placements FILE] FILE|DIR\n"
+    "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -140,6 +142,7 @@ struct Analysis {
     std::size_t inplace_hints = 0, inplace_taken = 0;
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
+    std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
 };
 
 // Whether v's size is unknown only because it overflows: its element type
@@ -180,8 +183,42 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         return e.line ? fmt::format("{}:{}: {}", path, e.line, e.message) : fmt::format("{}: {}", path, e.message);
     }
     a.g = std::move(*graph);
-    a.views = ir::views_from_ops(a.g, args.view_ops ? *args.view_ops
-                                      : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops);
+    const auto view_ops = args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops;
+    a.views = ir::views_from_ops(a.g, view_ops);
+    if ((args.reorder || !args.write_order.empty()) && !instance) {
+        // The graph text with its node lines in the memory-aware order (the
+        // other lines where they were), read again: the rest plans it.
+        orm::OrderOptions oo;
+        oo.alignment = args.arena.alignment;
+        auto mo = orm::memory_aware_order(a.g, a.views, orm::bounded_size_oracle(a.g, args.bounds), args.options, oo);
+        if (!mo) return fmt::format("{}: {}", path, ir::describe(a.g, mo.error()));
+        auto text = ir::read_file(path);
+        if (!text) return fmt::format("{}: {}", path, text.error().message);
+        std::vector<std::string_view> lines;
+        for (std::string_view rest = *text; !rest.empty();) {
+            const auto end = rest.find('\n');
+            lines.push_back(rest.substr(0, end));
+            rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+        }
+        std::vector<bool> node_line(lines.size() + 1, false);
+        for (std::size_t n = 0; n < a.g.node_count(); ++n)
+            if (a.g.node_line(n) <= lines.size()) node_line[a.g.node_line(n)] = true;
+        std::string out;
+        for (std::size_t k = 0, next = 0; k < lines.size(); ++k) {
+            out += node_line[k + 1] && next < a.g.node_count() ? lines[a.g.node_line(mo->order[next++]) - 1] : lines[k];
+            out += '\n';
+        }
+        if (!args.write_order.empty()) {
+            std::ofstream file(args.write_order, std::ios::binary | std::ios::trunc);
+            file << out;
+            if (!file.flush()) return "cannot write " + args.write_order;
+        }
+        auto reordered = ir::read_graph_text(out);
+        if (!reordered) return fmt::format("{}: the reordered text: {}", path, reordered.error().describe());
+        a.g = std::move(*reordered);
+        a.views = ir::views_from_ops(a.g, view_ops);
+        a.order = std::move(*mo);
+    }
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
 
     const auto t_plan = std::chrono::steady_clock::now();
@@ -288,10 +325,14 @@ void print_json(const Analysis& a) {
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
         number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
         a.plan_us, a.arena_us,
-        a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
-                                      "\"inplace_arena_bytes\":{}",
-                                      a.inplace_hints, a.inplace_taken, number(a.inplace_bound), a.inplace_arena->arena_bytes)
-                        : std::string());
+        (a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
+                                       "\"inplace_arena_bytes\":{}",
+                                       a.inplace_hints, a.inplace_taken, number(a.inplace_bound), a.inplace_arena->arena_bytes)
+                         : std::string()) +
+            (a.order ? fmt::format(",\"order\":\"{}\",\"given_lower_bound_bytes\":{},\"order_proven_optimal\":{}",
+                                   orm::to_string(a.order->strategy), a.order->given_peak_bytes,
+                                   a.order->proven_optimal ? "true" : "false")
+                     : std::string()));
 }
 
 void print_report(const Analysis& a) {
@@ -330,6 +371,10 @@ void print_report(const Analysis& a) {
     fmt::print("  lower bounds           {:>10}  for offsets ({:.3f}x: arena / bound); {} for slots ({:.3f}x)\n",
                human(lb.offset_bytes), lb.offset_bytes ? static_cast<double>(a.arena->arena_bytes) / static_cast<double>(lb.offset_bytes) : 1.0,
                human(lb.slot_bytes), lb.slot_bytes ? static_cast<double>(p.peak_bytes) / static_cast<double>(lb.slot_bytes) : 1.0);
+    if (a.order)
+        fmt::print("  memory-aware order     {:>10}  lower bound, by {} ({}); {} in the given order\n",
+                   human(a.order->peak_bytes), orm::to_string(a.order->strategy),
+                   a.order->proven_optimal ? "proven optimal" : "not proven optimal", human(a.order->given_peak_bytes));
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -530,6 +575,12 @@ int main(int argc, char** argv) {
                     !std::filesystem::exists(std::string(next), exists))
                     args.inplace_ops = split(*value(), ',');
             }
+        } else if (a == "--reorder") {
+            args.reorder = true;
+        } else if (a == "--write-order") {
+            const auto v = value();
+            if (!v) return usage("--write-order needs a file name");
+            args.write_order = *v;
         } else if (a == "--placements") {
             const auto v = value();
             if (!v) return usage("--placements needs a file name");
@@ -551,6 +602,7 @@ int main(int argc, char** argv) {
     if (!std::filesystem::is_directory(path, ec)) return run_one(path, args, false);
     if (!args.svg.empty()) return usage("--svg draws one file, not a directory");
     if (!args.placements.empty()) return usage("--placements writes one file's table, not a directory's");
+    if (!args.write_order.empty()) return usage("--write-order writes one file's order, not a directory's");
     std::vector<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(path, ec))
         if (e.path().extension() == ".graph" || e.path().extension() == ".csv") files.push_back(e.path().string());

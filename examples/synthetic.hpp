@@ -186,4 +186,88 @@ inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) {
     return s;
 }
 
+// RandWire (Xie et al. 2019): stages of Watts-Strogatz graphs (each node
+// joined to its k nearest on a ring, each edge rewired with probability p),
+// oriented from lower to higher index; a node sums its inputs and convolves
+// (one value); nodes without inputs read the stage input, a final node
+// averages the nodes without outputs. Each stage halves the values' size.
+// Nodes come in index order: the order such a model is written in.
+inline Synthetic randwire(std::size_t stages, std::size_t n, std::size_t k, double p, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::uint32_t x = s.value(0);
+    s.graph.inputs.push_back(x);
+    std::size_t bytes = std::size_t{1} << 20;
+    for (std::size_t stage = 0; stage < stages; ++stage, bytes /= 2) {
+        std::vector<std::vector<std::size_t>> adj(n);  // undirected
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 1; j <= k / 2; ++j) {
+                std::size_t to = (i + j) % n;
+                if (static_cast<double>(rnd() % 1000000) < p * 1e6) {
+                    to = rnd() % n;
+                    while (to == i) to = rnd() % n;
+                }
+                adj[i].push_back(to);
+                adj[to].push_back(i);
+            }
+        std::vector<std::uint32_t> value(n);
+        std::vector<bool> read(n, false);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<std::uint32_t> in;
+            for (std::size_t j : adj[i])
+                if (j < i && std::find(in.begin(), in.end(), value[j]) == in.end()) {
+                    in.push_back(value[j]);
+                    read[j] = true;
+                }
+            if (in.empty()) in.push_back(x);
+            value[i] = s.value(bytes);
+            s.node(in, std::span<const std::uint32_t>(&value[i], 1));
+        }
+        std::vector<std::uint32_t> sinks;
+        for (std::size_t i = 0; i < n; ++i)
+            if (!read[i]) sinks.push_back(value[i]);
+        x = s.value(bytes / 2);
+        s.node(sinks, std::span<const std::uint32_t>(&x, 1));
+    }
+    s.graph.outputs.push_back(x);
+    return s;
+}
+
+// NASNet-like cells: each of five blocks applies an op to each of two inputs
+// chosen among the cell's two inputs (the two previous cells' outputs) and
+// the earlier blocks, then adds them; the cell concatenates the blocks no
+// other block read. Nodes come block by block, as such a cell is written.
+inline Synthetic nasnet(std::size_t cells, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    const std::size_t bytes = 256 * 1024;
+    std::uint32_t prev2 = s.value(0), prev1 = s.value(0);
+    s.graph.inputs = {prev2, prev1};
+    for (std::size_t c = 0; c < cells; ++c) {
+        std::vector<std::uint32_t> pool{prev2, prev1};
+        std::vector<bool> used(7, false);
+        for (std::size_t b = 0; b < 5; ++b) {
+            std::uint32_t branch[2];
+            for (int side = 0; side < 2; ++side) {
+                const std::size_t pick = rnd() % pool.size();
+                used[pick] = true;
+                branch[side] = s.value(bytes);
+                s.node({pool[pick]}, {branch[side]});  // a separable conv or a pool
+            }
+            const auto sum = s.value(bytes);
+            s.node({branch[0], branch[1]}, {sum});
+            pool.push_back(sum);
+        }
+        std::vector<std::uint32_t> unused;
+        for (std::size_t i = 2; i < pool.size(); ++i)
+            if (!used[i]) unused.push_back(pool[i]);
+        const auto out = s.value(bytes * unused.size());
+        s.node(unused, std::span<const std::uint32_t>(&out, 1));
+        prev2 = prev1;
+        prev1 = out;
+    }
+    s.graph.outputs.push_back(prev1);
+    return s;
+}
+
 }  // namespace synthetic

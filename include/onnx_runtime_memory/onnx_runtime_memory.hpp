@@ -9,6 +9,7 @@
 #include "expected.hpp"
 #include "graph.hpp"
 #include "liveness.hpp"
+#include "memory_order.hpp"
 #include "offsets.hpp"
 #include "order.hpp"
 #include "placements.hpp"

@@ -1,0 +1,260 @@
+// The memory-aware order's search, on a graph-free problem: the nodes'
+// dependencies, the bytes each node's outputs take, and which nodes use
+// (read, alias, or produce) each buffer. Simulating an order gives the live
+// bytes at each step exactly as the planner's liveness counts them.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <optional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "../graph.hpp"
+#include "checked.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+struct OrderProblem {
+    std::size_t nodes = 0;
+    std::vector<std::uint32_t> pred_begin{0}, preds;  // CSR: the nodes each node waits for (deduplicated)
+    std::vector<std::uint32_t> succ_begin{0}, succs;  // CSR: the reverse
+    std::vector<std::size_t> alloc;                   // bytes of the buffers a node's outputs open
+    std::vector<std::uint32_t> use_begin{0}, uses;    // CSR: the buffers a node uses (deduplicated)
+    std::vector<std::size_t> size;                    // by buffer
+    std::vector<std::uint32_t> users;                 // by buffer: how many nodes use it
+    std::vector<bool> kept;                           // by buffer: a graph output, never freed
+    std::size_t initial = 0;  // buffers live from the start (graph inputs in the arena) with a user
+    std::size_t at_start = 0; // such buffers nobody uses: live at the first step only
+
+    [[nodiscard]] std::size_t buffers() const noexcept { return size.size(); }
+};
+
+// The peak live bytes of a complete order.
+[[nodiscard]] inline std::size_t simulate_peak(const OrderProblem& p, const std::vector<NodeIndex>& order) {
+    std::vector<std::uint32_t> left = p.users;
+    std::size_t live = p.initial, peak = p.nodes == 0 ? p.initial + p.at_start : 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const NodeIndex n = order[k];
+        live = saturating_add(live, p.alloc[n]);
+        peak = std::max(peak, k == 0 ? saturating_add(live, p.at_start) : live);
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+            const std::uint32_t b = p.uses[j];
+            if (--left[b] == 0 && !p.kept[b]) live -= std::min(live, p.size[b]);
+        }
+    }
+    return peak;
+}
+
+// A list schedule: at each step, of the ready nodes, the one `better` ranks
+// first (ties: the earlier in the given order). better(a, b, state) sees the
+// bytes each would open and free. Stops (nullopt) past `steps` ready nodes
+// looked at in all.
+struct ListState {
+    std::size_t live = 0, peak = 0;
+};
+template <class Better>
+[[nodiscard]] std::optional<std::vector<NodeIndex>> list_schedule(const OrderProblem& p, Better better,
+                                                                  std::size_t& steps) {
+    const std::size_t N = p.nodes;
+    std::vector<std::uint32_t> waiting(N), left = p.users;
+    for (std::size_t n = 0; n < N; ++n) waiting[n] = p.pred_begin[n + 1] - p.pred_begin[n];
+    std::vector<NodeIndex> ready, order;
+    for (std::size_t n = 0; n < N; ++n)
+        if (waiting[n] == 0) ready.push_back(static_cast<NodeIndex>(n));
+    ListState s{p.initial, 0};
+    const auto freed = [&](NodeIndex n) {
+        std::size_t f = 0;
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
+            if (left[p.uses[j]] == 1 && !p.kept[p.uses[j]]) f = saturating_add(f, p.size[p.uses[j]]);
+        return f;
+    };
+    while (!ready.empty()) {
+        if (steps < ready.size()) return std::nullopt;
+        steps -= ready.size();
+        std::size_t pick = 0;
+        std::size_t pick_freed = freed(ready[0]);
+        for (std::size_t k = 1; k < ready.size(); ++k) {
+            const std::size_t f = freed(ready[k]);
+            if (better(p.alloc[ready[k]], f, p.alloc[ready[pick]], pick_freed, s) ||
+                (!better(p.alloc[ready[pick]], pick_freed, p.alloc[ready[k]], f, s) && ready[k] < ready[pick])) {
+                pick = k;
+                pick_freed = f;
+            }
+        }
+        const NodeIndex n = ready[pick];
+        ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+        order.push_back(n);
+        s.live = saturating_add(s.live, p.alloc[n]);
+        s.peak = std::max(s.peak, order.size() == 1 ? saturating_add(s.live, p.at_start) : s.live);
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+            const std::uint32_t b = p.uses[j];
+            if (--left[b] == 0 && !p.kept[b]) s.live -= std::min(s.live, p.size[b]);
+        }
+        for (std::uint32_t j = p.succ_begin[n]; j < p.succ_begin[n + 1]; ++j)
+            if (--waiting[p.succs[j]] == 0) ready.push_back(static_cast<NodeIndex>(p.succs[j]));
+    }
+    return order;
+}
+
+// A depth-first post-order from the sinks (nodes nothing waits for, in node
+// order): each node after the nodes it waits for, visited in `first` order.
+template <class First>
+[[nodiscard]] std::vector<NodeIndex> post_order(const OrderProblem& p, First first) {
+    const std::size_t N = p.nodes;
+    std::vector<std::uint8_t> state(N, 0);  // 0 new, 1 open, 2 done
+    std::vector<NodeIndex> order;
+    order.reserve(N);
+    std::vector<std::pair<NodeIndex, std::vector<std::uint32_t>>> stack;  // node, its waits left to visit (reversed)
+    const auto open = [&](NodeIndex n) {
+        std::vector<std::uint32_t> w(p.preds.begin() + p.pred_begin[n], p.preds.begin() + p.pred_begin[n + 1]);
+        std::stable_sort(w.begin(), w.end(), [&](std::uint32_t a, std::uint32_t b) { return first(b, a); });
+        state[n] = 1;
+        stack.emplace_back(n, std::move(w));
+    };
+    for (std::size_t s = 0; s < N; ++s) {
+        if (p.succ_begin[s + 1] != p.succ_begin[s] || state[s] != 0) continue;
+        open(static_cast<NodeIndex>(s));
+        while (!stack.empty()) {
+            auto& [n, waits] = stack.back();
+            if (waits.empty()) {
+                state[n] = 2;
+                order.push_back(n);
+                stack.pop_back();
+                continue;
+            }
+            const std::uint32_t w = waits.back();
+            waits.pop_back();
+            if (state[w] == 0) open(static_cast<NodeIndex>(w));
+        }
+    }
+    return order;
+}
+
+// The order's cut nodes: those every path from a source to a sink passes
+// through. Before a cut node run exactly its ancestors, after it its
+// descendants, in every order: the parts between cut nodes are independent
+// problems. A node is one iff every dependency crossing the cut after it
+// leaves it, and every one crossing the cut before it enters it (sources and
+// sinks tied to a virtual source and sink). O(N + E).
+[[nodiscard]] inline std::vector<bool> cut_nodes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
+    const std::size_t N = p.nodes;
+    std::vector<std::uint32_t> pos(N);
+    for (std::size_t k = 0; k < N; ++k) pos[order[k]] = static_cast<std::uint32_t>(k);
+    std::vector<std::int64_t> diff(N + 1, 0);  // crossing[q]: edges from position <= q to position > q
+    const auto edge = [&](std::int64_t a, std::int64_t b) {  // positions; -1: the source, N: the sink
+        const std::int64_t lo = std::max<std::int64_t>(a, 0), hi = std::min<std::int64_t>(b - 1, static_cast<std::int64_t>(N) - 1);
+        if (lo > hi) return;
+        ++diff[static_cast<std::size_t>(lo)];
+        --diff[static_cast<std::size_t>(hi) + 1];
+    };
+    std::vector<std::uint32_t> in(N), out(N);
+    std::int64_t from_source = 0;
+    for (std::size_t n = 0; n < N; ++n) {
+        in[n] = p.pred_begin[n + 1] - p.pred_begin[n];
+        out[n] = p.succ_begin[n + 1] - p.succ_begin[n];
+        for (std::uint32_t j = p.succ_begin[n]; j < p.succ_begin[n + 1]; ++j) edge(pos[n], pos[p.succs[j]]);
+        if (in[n] == 0) {
+            edge(-1, pos[n]);
+            ++from_source;
+            in[n] = 1;
+        }
+        if (out[n] == 0) {
+            edge(pos[n], static_cast<std::int64_t>(N));
+            out[n] = 1;
+        }
+    }
+    std::vector<bool> cut(N, false);
+    std::int64_t crossing = 0, before = from_source;  // edges crossing the cut before position 0
+    for (std::size_t q = 0; q < N; ++q) {
+        crossing += diff[q];
+        const NodeIndex n = order[q];
+        cut[n] = crossing == out[n] && before == in[n];
+        before = crossing;
+    }
+    return cut;
+}
+
+// The least peak of the nodes order[begin, end) (a part between cut nodes),
+// scheduled after order[0, begin): dynamic programming over the sets of the
+// part's nodes already run, layer by layer, each set keeping its least peak
+// so far. Up to 62 nodes and `steps` transitions (decremented); nullopt
+// past either. Deterministic: sets in ascending order, nodes ascending.
+struct PartOrder {
+    std::vector<NodeIndex> order;
+    std::size_t peak = 0;
+};
+[[nodiscard]] inline std::optional<PartOrder> best_part_order(const OrderProblem& p, const std::vector<NodeIndex>& order,
+                                                             std::size_t begin, std::size_t end, std::size_t& steps) {
+    const std::size_t k = end - begin;
+    if (k == 0 || k > 62) return std::nullopt;
+    std::vector<std::uint32_t> local(p.nodes, 0xFFFFFFFFu);
+    for (std::size_t i = 0; i < k; ++i) local[order[begin + i]] = static_cast<std::uint32_t>(i);
+    // What the part's nodes wait for inside it, and the part nodes using
+    // each buffer; a buffer is freed when those have run and no user is left
+    // after the part.
+    std::vector<std::uint64_t> waits(k, 0);
+    std::vector<std::uint32_t> left = p.users;
+    std::size_t live = p.initial;  // live just before the part: the same in every order
+    for (std::size_t q = 0; q < begin; ++q) {
+        const NodeIndex n = order[q];
+        live = saturating_add(live, p.alloc[n]);
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
+            if (--left[p.uses[j]] == 0 && !p.kept[p.uses[j]]) live -= std::min(live, p.size[p.uses[j]]);
+    }
+    std::vector<std::uint64_t> users_in(p.buffers(), 0);
+    for (std::size_t i = 0; i < k; ++i) {
+        const NodeIndex n = order[begin + i];
+        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
+            if (local[p.preds[j]] != 0xFFFFFFFFu) waits[i] |= std::uint64_t{1} << local[p.preds[j]];
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) users_in[p.uses[j]] |= std::uint64_t{1} << i;
+    }
+    const auto frees = [&](std::uint32_t b) {
+        return !p.kept[b] && left[b] == static_cast<std::uint32_t>(std::popcount(users_in[b]));
+    };
+    struct State {
+        std::size_t peak, live;
+        std::uint64_t from;
+        std::uint32_t node;
+    };
+    std::vector<std::map<std::uint64_t, State>> layers(k + 1);  // ordered: deterministic, as sets ascend
+    layers[0][0] = State{0, live, 0, 0};
+    for (std::size_t size = 0; size < k; ++size) {
+        for (const auto& [s, st] : layers[size]) {
+            for (std::uint32_t i = 0; i < k; ++i) {
+                if ((s >> i & 1) || (waits[i] & ~s)) continue;
+                if (steps == 0) return std::nullopt;
+                --steps;
+                const NodeIndex n = order[begin + i];
+                const std::size_t during = saturating_add(st.live, p.alloc[n]);
+                const std::size_t seen = size == 0 && begin == 0 ? saturating_add(during, p.at_start) : during;
+                const std::uint64_t t = s | std::uint64_t{1} << i;
+                std::size_t after = during;
+                for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+                    const std::uint32_t b = p.uses[j];
+                    if (frees(b) && (users_in[b] & ~t) == 0) after -= std::min(after, p.size[b]);
+                }
+                const std::size_t peak = std::max(st.peak, seen);
+                auto [it, fresh] = layers[size + 1].try_emplace(t, State{peak, after, s, i});
+                if (!fresh && peak < it->second.peak) it->second = State{peak, after, s, i};
+            }
+        }
+    }
+    const std::uint64_t all = (std::uint64_t{1} << k) - 1;
+    PartOrder result;
+    result.peak = layers[k].at(all).peak;
+    result.order.resize(k);
+    std::uint64_t s = all;
+    for (std::size_t size = k; size > 0; --size) {
+        const State& st = layers[size].at(s);
+        result.order[size - 1] = order[begin + st.node];
+        s = st.from;
+    }
+    return result;
+}
+
+}  // namespace onnx_runtime_memory::detail

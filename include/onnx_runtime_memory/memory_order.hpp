@@ -1,0 +1,257 @@
+// A memory-aware execution order: a topological order of the graph whose
+// peak live bytes (the arena's lower bound) is as small as the search finds,
+// never above the order the graph comes in. The caller runs the graph in it
+// (in_order presents the graph so) and plans as usual.
+//
+// The portfolio, best kept (ties to the earlier):
+//   given       the graph's own order
+//   list        a list scheduler (as XLA's): of the ready nodes, the one that
+//               frees the most bytes net of what it opens
+//   dfs         a depth-first post-order from the sinks, the heaviest inputs
+//               first (as XLA's DFS scheduler: bytes opened by all ancestors)
+//   post_order  a depth-first post-order, inputs in node order
+//   frontier    of the ready nodes, the one that keeps the peak lowest, then
+//               frees the most net
+//   exact       dynamic programming over the sets of nodes already run, in
+//               each part between cut nodes (nodes every source-to-sink path
+//               passes, where the problem splits), up to 62 nodes a part and
+//               OrderOptions::exact_steps transitions; optimal where it finishes
+// In-place hints are not modelled by the search; the result is measured with
+// them and is still never above the given order.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "bounds.hpp"
+#include "detail/checked.hpp"
+#include "detail/ids.hpp"
+#include "detail/order_search.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "liveness.hpp"
+#include "order.hpp"
+#include "sizes.hpp"
+#include "sizing.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory {
+
+enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier, exact };
+
+[[nodiscard]] constexpr const char* to_string(OrderStrategy s) noexcept {
+    switch (s) {
+        case OrderStrategy::given: return "given";
+        case OrderStrategy::list: return "list";
+        case OrderStrategy::dfs: return "dfs";
+        case OrderStrategy::post_order: return "post_order";
+        case OrderStrategy::frontier: return "frontier";
+        case OrderStrategy::exact: return "exact";
+    }
+    return "unknown";
+}
+
+struct OrderOptions {
+    std::size_t alignment = 1;                   // sizes rounded up to this, as plan_arena(alignment) counts them
+    std::size_t exact_steps = std::size_t{1} << 22;  // transitions of the exact search, in all parts (0: none)
+    std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
+};
+
+struct MemoryOrder {
+    std::vector<NodeIndex> order;  // position k runs node order[k]: hand it to in_order
+    std::size_t given_peak_bytes = 0;
+    std::size_t peak_bytes = 0;
+    OrderStrategy strategy = OrderStrategy::given;
+    bool proven_optimal = false;  // no topological order has a lower peak
+    std::vector<std::pair<OrderStrategy, std::size_t>> tried;  // each strategy that ran, and its peak
+    friend bool operator==(const MemoryOrder&, const MemoryOrder&) = default;
+};
+
+namespace detail {
+
+// The graph as an order problem. Unknown sizes count 0 bytes.
+template <activation_graph G, class Oracle>
+[[nodiscard]] expected<OrderProblem, PlanError> order_problem(const G& g, const ViewMap& views, Oracle& oracle,
+                                                              const PlanOptions& options, std::size_t alignment) {
+    using T = graph_traits<G>;
+    PlanOptions plain = options;
+    plain.inplace.clear();
+    auto live = compute_liveness(g, views, plain);
+    if (!live) return unexpected(live.error());
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);
+    const std::size_t V = live->value_count();
+    OrderProblem p;
+    p.nodes = static_cast<std::size_t>(T::node_count(g));
+    std::vector<std::uint32_t> buffer(V, 0xFFFFFFFFu);
+    for (ValueId v : live->owners) {
+        buffer[v] = static_cast<std::uint32_t>(p.size.size());
+        p.size.push_back(saturating_align_up(sizes.bytes[v], alignment_or_one(alignment)));
+    }
+    p.users.assign(p.size.size(), 0);
+    p.kept.assign(p.size.size(), false);
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V); v && buffer[live->roots[*v]] != 0xFFFFFFFFu) p.kept[buffer[live->roots[*v]]] = true;
+    std::vector<NodeIndex> producer(V, no_node);
+    for (std::size_t n = 0; n < p.nodes; ++n)
+        for (auto x : T::node_outputs(g, n))
+            if (const auto v = to_value_id(x, V)) producer[*v] = static_cast<NodeIndex>(n);
+    std::vector<std::uint32_t> seen_node(p.nodes, 0xFFFFFFFFu), seen_buffer(p.size.size(), 0xFFFFFFFFu);
+    p.alloc.assign(p.nodes, 0);
+    for (std::size_t n = 0; n < p.nodes; ++n) {
+        const auto stamp = static_cast<std::uint32_t>(n);
+        const auto wait = [&](NodeIndex m) {
+            if (m != no_node && m != n && seen_node[m] != stamp) {
+                seen_node[m] = stamp;
+                p.preds.push_back(m);
+            }
+        };
+        const auto use = [&](ValueId r) {
+            const std::uint32_t b = buffer[r];
+            if (b != 0xFFFFFFFFu && seen_buffer[b] != stamp) {
+                seen_buffer[b] = stamp;
+                p.uses.push_back(b);
+                ++p.users[b];
+            }
+        };
+        for (auto x : T::node_inputs(g, n)) {
+            const auto v = to_value_id(x, V);
+            if (!v) continue;
+            wait(producer[*v]);
+            wait(producer[live->roots[*v]]);
+            use(live->roots[*v]);
+        }
+        for (auto x : T::node_outputs(g, n)) {
+            const auto v = to_value_id(x, V);
+            if (!v) continue;
+            const ValueId r = live->roots[*v];
+            if (r != *v) wait(producer[r]);  // a view's root exists first
+            if (r == *v && buffer[r] != 0xFFFFFFFFu) p.alloc[n] = saturating_add(p.alloc[n], p.size[buffer[r]]);
+            use(r);
+        }
+        p.pred_begin.push_back(static_cast<std::uint32_t>(p.preds.size()));
+        p.use_begin.push_back(static_cast<std::uint32_t>(p.uses.size()));
+    }
+    for (ValueId v : live->owners)
+        if (producer[v] == no_node) {  // a graph input in the arena: live from the start
+            if (p.users[buffer[v]] > 0 || p.kept[buffer[v]]) p.initial = saturating_add(p.initial, p.size[buffer[v]]);
+            else p.at_start = saturating_add(p.at_start, p.size[buffer[v]]);
+        }
+    // Successors: the predecessor lists reversed.
+    p.succ_begin.assign(p.nodes + 1, 0);
+    for (std::uint32_t m : p.preds) ++p.succ_begin[std::size_t{m} + 1];
+    for (std::size_t n = 0; n < p.nodes; ++n) p.succ_begin[n + 1] += p.succ_begin[n];
+    p.succs.resize(p.preds.size());
+    std::vector<std::uint32_t> fill(p.succ_begin.begin(), p.succ_begin.end() - 1);
+    for (std::size_t n = 0; n < p.nodes; ++n)
+        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
+            p.succs[fill[p.preds[j]]++] = static_cast<std::uint32_t>(n);
+    return p;
+}
+
+}  // namespace detail
+
+// The order (see the top of this file) and the peak before and after, in
+// bytes rounded up to order_options.alignment. Errors are compute_liveness's
+// on the graph as given. O(portfolio): the list schedulers look at up to
+// list_steps ready nodes, the exact search takes up to exact_steps steps.
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<MemoryOrder, PlanError> memory_aware_order(const G& g, const ViewMap& views, Oracle&& oracle,
+                                                                  const PlanOptions& options = {},
+                                                                  const OrderOptions& order_options = {}) {
+    auto problem = detail::order_problem(g, views, oracle, options, order_options.alignment);
+    if (!problem) return unexpected(problem.error());
+    const detail::OrderProblem& p = *problem;
+    MemoryOrder best;
+    best.order.resize(p.nodes);
+    for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
+    best.peak_bytes = best.given_peak_bytes = detail::simulate_peak(p, best.order);
+    best.tried.emplace_back(OrderStrategy::given, best.peak_bytes);
+    const auto consider = [&](std::vector<NodeIndex> order, OrderStrategy strategy) {
+        const std::size_t peak = detail::simulate_peak(p, order);
+        best.tried.emplace_back(strategy, peak);
+        if (peak < best.peak_bytes) {
+            best.peak_bytes = peak;
+            best.order = std::move(order);
+            best.strategy = strategy;
+        }
+    };
+    using State = detail::ListState;
+    std::size_t steps = order_options.list_steps;
+    if (auto o = detail::list_schedule(
+            p, [](std::size_t a_alloc, std::size_t a_freed, std::size_t b_alloc, std::size_t b_freed, const State&) {
+                return detail::saturating_add(a_freed, b_alloc) > detail::saturating_add(b_freed, a_alloc);
+            }, steps))
+        consider(std::move(*o), OrderStrategy::list);
+    std::vector<std::size_t> heavy(p.nodes, 0);  // bytes opened by a node and all its ancestors (counted per path)
+    for (std::size_t n = 0; n < p.nodes; ++n) {
+        heavy[n] = p.alloc[n];
+        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
+            heavy[n] = detail::saturating_add(heavy[n], heavy[p.preds[j]]);
+    }
+    consider(detail::post_order(p, [&](std::uint32_t a, std::uint32_t b) { return heavy[a] > heavy[b]; }), OrderStrategy::dfs);
+    consider(detail::post_order(p, [](std::uint32_t a, std::uint32_t b) { return a < b; }), OrderStrategy::post_order);
+    steps = order_options.list_steps;
+    if (auto o = detail::list_schedule(
+            p, [](std::size_t a_alloc, std::size_t a_freed, std::size_t b_alloc, std::size_t b_freed, const State& s) {
+                const std::size_t a = std::max(s.peak, detail::saturating_add(s.live, a_alloc));
+                const std::size_t b = std::max(s.peak, detail::saturating_add(s.live, b_alloc));
+                if (a != b) return a < b;
+                return detail::saturating_add(a_alloc, b_freed) < detail::saturating_add(b_alloc, a_freed);
+            }, steps))
+        consider(std::move(*o), OrderStrategy::frontier);
+
+    // The exact search, part by part between the cut nodes of the best order
+    // so far (the parts' node sets are the same in every order).
+    if (order_options.exact_steps > 0 && p.nodes > 0) {
+        const std::vector<NodeIndex> base = best.order;
+        const auto cut = detail::cut_nodes(p, base);
+        std::vector<NodeIndex> exact;
+        exact.reserve(p.nodes);
+        std::size_t budget = order_options.exact_steps;
+        bool proven = true;
+        for (std::size_t begin = 0; begin < p.nodes;) {
+            std::size_t end = begin + 1;
+            if (!cut[base[begin]])
+                while (end < p.nodes && !cut[base[end]]) ++end;
+            std::optional<detail::PartOrder> part;
+            if (end - begin > 1) part = detail::best_part_order(p, base, begin, end, budget);
+            if (part) exact.insert(exact.end(), part->order.begin(), part->order.end());
+            else exact.insert(exact.end(), base.begin() + static_cast<std::ptrdiff_t>(begin),
+                              base.begin() + static_cast<std::ptrdiff_t>(end));
+            proven = proven && (part || end - begin == 1);
+            begin = end;
+        }
+        consider(std::move(exact), OrderStrategy::exact);
+        best.proven_optimal = proven;  // the exact order is optimal, and the best is no higher
+    }
+    // With in-place hints the planner folds by order: keep the given order
+    // unless the result's bound, hints and all, is no higher.
+    if (!options.inplace.empty() && best.strategy != OrderStrategy::given) {
+        const auto bound = [&](const auto& graph) -> std::optional<std::size_t> {
+            auto live = compute_liveness(graph, views, options);
+            if (!live) return std::nullopt;
+            auto b = lower_bounds(*live, oracle, order_options.alignment);
+            return b ? std::optional<std::size_t>(b->offset_bytes) : std::nullopt;
+        };
+        auto ordered = in_order(g, best.order);
+        const auto given = bound(g), found = ordered ? bound(*ordered) : std::nullopt;
+        if (given && found) {
+            best.given_peak_bytes = *given;
+            best.peak_bytes = *found;
+            if (*found > *given) {
+                for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
+                best.peak_bytes = *given;
+                best.strategy = OrderStrategy::given;
+                best.proven_optimal = false;
+            }
+        }
+    }
+    return best;
+}
+
+}  // namespace onnx_runtime_memory
