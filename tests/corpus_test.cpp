@@ -3,7 +3,10 @@
 // to nothing when the data is not there.
 #include <string>
 
+#include <algorithm>
+
 #include "ir/graph_text.hpp"
+#include "ir/inplace.hpp"
 #include "ir/views.hpp"
 #include "support.hpp"
 
@@ -48,6 +51,36 @@ TEST_CASE("every static corpus graph plans, validates, and matches its figures")
         CHECK(test::plan_ok(g, views) == viewed);  // deterministic
         const auto with_inputs = test::plan_ok(g, views, orm::PlanOptions{true});
         CHECK(with_inputs.naive_bytes > viewed.naive_bytes);
+    }
+}
+
+TEST_CASE("in place, every corpus arena meets its in-place lower bound (the README's table)") {
+    struct InPlace {
+        const char* name;
+        std::size_t arena, hints, taken;
+    };
+    const InPlace models[] = {
+        {"bert_base_encoder", 3539072, 254, 206}, {"densenet121", 8429568, 121, 121},
+        {"gpt2_xl_decoder", 53101568, 769, 625},  {"mobilenet_v2", 6021120, 45, 45},
+        {"resnet50", 7225344, 65, 65},            {"vit_b_16", 5446656, 194, 157},
+    };
+    for (const auto& m : models) {
+        INFO(m.name);
+        const auto g = load(m.name);
+        const auto views = ir::views_from_ops(g);
+        orm::PlanOptions o;
+        o.inplace = ir::inplace_hints(g);
+        CHECK(o.inplace.size() == m.hints);
+        const auto why = orm::explain_inplace(g, views, o);
+        CHECK(static_cast<std::size_t>(std::count(why->begin(), why->end(), orm::InplaceResult::taken)) == m.taken);
+        const auto oracle = orm::static_size_oracle(g);
+        auto arena = orm::plan_arena(g, views, oracle, o);
+        REQUIRE(arena.has_value());
+        CHECK(arena->plan().arena_bytes == m.arena);
+        CHECK(orm::validate_arena(g, views, arena->plan(), oracle, 64, o).has_value());
+        auto live = orm::compute_liveness(g, views, o);
+        CHECK(orm::lower_bounds(*live, oracle, 64)->offset_bytes == m.arena);
+        CHECK(test::plan_ok(g, views, o).peak_bytes <= test::plan_ok(g, views).peak_bytes);
     }
 }
 
