@@ -346,6 +346,8 @@ template <activation_graph G>
     };
     std::vector<NodeIndex> last(V, no_node), folded_at(V, no_node);  // a group's last use, and its last fold
     for (ValueId v : live.owners) last[v] = live.intervals[v].use_end;
+    std::vector<NodeIndex> read_by(V, no_node);  // read_by[v] == n: node n reads v
+    NodeIndex marked = no_node;                  // the node whose inputs read_by holds (hints come by node)
     for (std::uint32_t h : order) {
         const auto [out, in] = hints[h];
         if (!live.is_owner(out) || live.roots[out] != out || group[out] != out) {  // (or folded already)
@@ -353,10 +355,12 @@ template <activation_graph G>
             continue;
         }
         const NodeIndex n = live.intervals[out].def;
-        bool reads = false;
-        for (auto x : T::node_inputs(g, n))
-            if (const auto v = to_value_id(x, V); v && *v == in) reads = true;
-        if (!reads) continue;  // not_an_input
+        if (marked != n) {  // each node's inputs are walked once
+            marked = n;
+            for (auto x : T::node_inputs(g, n))
+                if (const auto v = to_value_id(x, V)) read_by[*v] = n;
+        }
+        if (read_by[in] != n) continue;  // not_an_input
         const ValueId r = find(live.roots[in]);
         if (!live.is_owner(live.roots[in])) result[h] = InplaceResult::input_not_owner;
         else if (output_root[r]) result[h] = InplaceResult::input_is_graph_output;

@@ -57,7 +57,8 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
 
 struct OrderOptions {
     std::size_t alignment = 1;                   // sizes rounded up to this, as plan_arena(alignment) counts them
-    std::size_t exact_steps = std::size_t{1} << 22;  // transitions of the exact search, in all parts (0: none)
+    std::size_t exact_steps = std::size_t{1} << 20;  // transitions of the exact search, in all parts (0: none);
+                                                     // each may keep a set: about 100 bytes
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
 };
 

@@ -55,22 +55,37 @@ template <activation_graph G>
     std::vector<bool> output_root(V, false), taken(V, false);
     for (auto x : T::graph_outputs(g))
         if (const auto v = to_value_id(x, V)) output_root[before->roots[*v]] = true;
-    for (ValueId v : live.inplace) {
+    // The hints by output, and the folds by producing node: each node's
+    // inputs are walked once.
+    std::vector<InplaceHint> hints(options.inplace.begin(), options.inplace.end());
+    std::stable_sort(hints.begin(), hints.end(), [](const InplaceHint& a, const InplaceHint& b) { return a.output < b.output; });
+    std::vector<ValueId> folds = live.inplace;
+    for (ValueId v : folds)
         if (v >= V || !before->is_owner(v)) return fail(v, no_value, no_node);
+    std::stable_sort(folds.begin(), folds.end(),
+                     [&](ValueId a, ValueId b) { return before->intervals[a].def < before->intervals[b].def; });
+    std::vector<NodeIndex> read_by(V, no_node);
+    NodeIndex marked = no_node;
+    for (ValueId v : folds) {
         const NodeIndex n = before->intervals[v].def;
-        const auto safe = [&](ValueId in) {  // an input of n whose bytes are planned and die at n
-            bool reads = false;
+        if (marked != n) {
+            marked = n;
             for (auto x : T::node_inputs(g, n))
-                if (const auto u = to_value_id(x, V); u && *u == in) reads = true;
+                if (const auto u = to_value_id(x, V)) read_by[*u] = n;
+        }
+        const auto safe = [&](ValueId in) {  // an input of n whose bytes are planned and die at n
             const ValueId r = before->roots[in];
-            return reads && before->is_owner(r) && !output_root[r] && before->intervals[r].use_end == n && !taken[r];
+            return read_by[in] == n && before->is_owner(r) && !output_root[r] && before->intervals[r].use_end == n &&
+                   !taken[r];
         };
         ValueId in = no_value, named = no_value;  // the first safe hint for v; the first hint for v
-        for (const InplaceHint& h : options.inplace) {
-            if (h.output != v || h.input >= V) continue;
-            if (named == no_value) named = h.input;
-            if (safe(h.input)) {
-                in = h.input;
+        for (auto h = std::lower_bound(hints.begin(), hints.end(), v,
+                                       [](const InplaceHint& x, ValueId o) { return x.output < o; });
+             h != hints.end() && h->output == v; ++h) {
+            if (h->input >= V) continue;
+            if (named == no_value) named = h->input;
+            if (safe(h->input)) {
+                in = h->input;
                 break;
             }
         }
