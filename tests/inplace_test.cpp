@@ -129,3 +129,29 @@ TEST_CASE("in place: a larger output grows the shared buffer; the re-planners fo
     REQUIRE(slots->plan(oracle, replanned).has_value());
     CHECK(replanned == plan);
 }
+
+TEST_CASE("in place: a fold whose input is read later is refused by validate, whatever the liveness claims") {
+    // The same values twice: in `legal` nothing reads a after B; in `later`, D reads it again.
+    const auto build = [](bool read_later) {
+        ir::Builder bld(read_later ? "later" : "legal");
+        for (auto name : {"a", "b", "c", "d"}) bld.tensor(name, f32, {16});
+        bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"});
+        if (read_later) bld.node("D", {"c", "a"}, {"d"});
+        else bld.node("D", {"c"}, {"d"});
+        return bld.output("d").build();
+    };
+    const auto legal = build(false), later = build(true);
+    orm::PlanOptions o;
+    o.inplace = {{test::id(legal, "b"), test::id(legal, "a")}};
+    auto live = orm::compute_liveness(legal, {}, o);
+    REQUIRE(live.has_value());
+    REQUIRE(live->inplace == std::vector<ValueId>{test::id(legal, "b")});
+    CHECK(orm::validate_liveness(legal, {}, *live, o).has_value());
+    REQUIRE(test::id(later, "a") == test::id(legal, "a"));
+    auto r = orm::validate_liveness(later, {}, *live, o);  // a is read by D: b may not take its bytes
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == orm::ValidateError::Kind::bad_inplace);
+    CHECK(r.error().value == test::id(later, "b"));
+    CHECK(r.error().other == test::id(later, "a"));
+    CHECK(orm::explain_inplace(later, {}, o)->front() == InplaceResult::input_read_later);
+}
