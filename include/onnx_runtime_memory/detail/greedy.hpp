@@ -121,7 +121,6 @@ struct Meetings {
 };
 [[nodiscard]] inline Meetings meetings(const Buffers& b) {
     const std::size_t n = b.count();
-    std::vector<std::size_t> by_end(b.end.begin(), b.end.end());
     std::vector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return b.end[x] < b.end[y]; });
