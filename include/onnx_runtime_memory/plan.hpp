@@ -177,8 +177,11 @@ template <size_oracle Oracle>
 // and the slot planner walks the records as it walks a graph's owners (by
 // first, then index); pins are ignored (slots have no offsets). A malformed
 // record is PlanError::bad_buffer naming it. O(n log n).
-[[nodiscard]] inline expected<ActivationPlan, PlanError> plan_slots(std::span<const Buffer> buffers,
-                                                                    SlotStrategy strategy = SlotStrategy::best_fit) {
+// (A template only so that a translation unit that never calls it does not
+// compile the slot planner for it.)
+template <int = 0>
+[[nodiscard]] expected<ActivationPlan, PlanError> plan_slots(std::span<const Buffer> buffers,
+                                                             SlotStrategy strategy = SlotStrategy::best_fit) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
     Liveness live;
     const std::size_t n = buffers.size();
