@@ -23,7 +23,11 @@ namespace onnx_runtime_memory::detail {
 inline std::string describe(SlotId s) { return s.is_none() ? "no slot" : fmt::format("slot {}", s.value); }  // "slot 3"
 inline std::string describe(const SlotInfo& s) { return fmt::format("slot {}: {} bytes", s.id.value, s.capacity); }
 inline std::string describe(const Interval& i) { return fmt::format("[{}, {}]", i.def, i.use_end); }  // inclusive
-inline std::string describe(const Buffer& b) { return fmt::format("{} bytes live [{}, {}]", b.size, b.first, b.last); }
+inline std::string describe(const Buffer& b) {
+    const std::string at = b.pinned == no_offset ? std::string() : fmt::format(", pinned at {}", b.pinned);
+    return fmt::format("{} bytes live [{}, {}]{}", b.size, b.first, b.last, at);
+}
+inline std::string describe(InplaceResult r) { return to_string(r); }
 inline std::string describe(ArenaStrategy s) { return to_string(s); }
 inline std::string describe(const PlanError& e) { return e.message(); }
 inline std::string describe(const ValidateError& e) { return e.message(); }
@@ -72,7 +76,7 @@ concept describable = requires(const T& x) { onnx_runtime_memory::detail::descri
 }  // namespace onnx_runtime_memory::detail
 
 // Every public type with a describe() above: SlotId, SlotInfo, Interval,
-// Buffer, ArenaStrategy, PlanError, ValidateError, ActivationPlan,
+// Buffer, ArenaStrategy, InplaceResult, PlanError, ValidateError, ActivationPlan,
 // ArenaPlan, OffsetPlan, LowerBounds, PlanStatus and ArenaStatus.
 template <onnx_runtime_memory::detail::describable T>
 struct fmt::formatter<T, char> : onnx_runtime_memory::detail::described<T> {};

@@ -65,8 +65,6 @@ enum class InplaceResult : std::uint8_t {
     return "unknown";
 }
 
-// Options controlling what the planner considers part of the arena. Every
-// default is the original crate's behaviour.
 // An owner whose arena offset the caller fixes (PlanOptions::pinned).
 struct PinnedOffset {
     ValueId value = no_value;
@@ -74,6 +72,8 @@ struct PinnedOffset {
     friend bool operator==(const PinnedOffset&, const PinnedOffset&) = default;
 };
 
+// Options controlling what the planner considers part of the arena. Every
+// default is the original crate's behaviour.
 struct PlanOptions {
     // When true, graph inputs that are not initializers become owners placed
     // in the arena (live from position 0).

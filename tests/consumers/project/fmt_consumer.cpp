@@ -46,6 +46,7 @@ int main() {
         "arena 128 bytes (lower bound 128), aligned to 64, by sweep / 16 bytes live [0, 1]",
         "offsets >= 128 bytes, slots >= 32 bytes",
         "peak 8 bytes in 1 slot (one buffer each: 8 bytes, 0.0% saved)",
+        "16 bytes live [0, 1], pinned at 64 / input_read_later",
     };
     const std::string got[] = {
         fmt::format("{}", plan),
@@ -57,6 +58,7 @@ int main() {
         fmt::format("{} / {}", *offsets, buffers[0]),
         fmt::format("{}", *bounds),
         fmt::format("{}", one),
+        fmt::format("{} / {}", orm::Buffer{16, 0, 1, 64}, orm::InplaceResult::input_read_later),
     };
     int failures = 0;
     for (std::size_t k = 0; k < std::size(got); ++k) {
