@@ -67,6 +67,15 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
 
 namespace detail {
 
+// An error about buffer records (owners first, in owner order) named by the
+// owners' value ids instead of record indices.
+[[nodiscard]] inline PlanError name_owners(PlanError e, const Liveness& live) {
+    const auto owner = [&](std::uint64_t i) { return i < live.owners.size() ? live.owners[i] : no_value; };
+    e.value = owner(e.value);
+    if (e.other != no_value) e.other = owner(e.other);
+    return e;
+}
+
 // plan_arena from a liveness known to be well formed, under the policies,
 // scratch and pins of `plan`.
 template <class Oracle>
@@ -85,13 +94,7 @@ template <class Oracle>
     if (auto ok = pin_owners(live, plan.pinned, buffers); !ok) return unexpected(ok.error());
     scratch_buffers(scratch, buffers);  // after the owners: buffer owners.size() + k is the k-th scratch
     auto placed = plan_offsets(buffers, options);
-    if (!placed) {  // name the owners, not the buffer indices
-        PlanError e = placed.error();
-        const auto owner = [&](std::uint64_t i) { return i < live.owners.size() ? live.owners[i] : no_value; };
-        e.value = owner(e.value);
-        if (e.other != no_value) e.other = owner(e.other);
-        return unexpected(e);
-    }
+    if (!placed) return unexpected(name_owners(placed.error(), live));
     if (placed->arena_bytes > placed->lower_bound_bytes && plan.pinned.empty()) {
         // The best-fit slot plan, laid out, is a candidate too (it knows no pins).
         detail::Schedule schedule;
@@ -184,13 +187,8 @@ public:
         owner_buffers(live_, sizes_.bytes, buffers_);
         if (auto ok = pin_owners(live_, pinned_, buffers_); !ok) return unexpected(ok.error());
         scratch_buffers(scratch_, buffers_);
-        if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok) {
-            PlanError e = ok.error();
-            const auto owner = [&](std::uint64_t i) { return i < live_.owners.size() ? live_.owners[i] : no_value; };
-            e.value = owner(e.value);
-            if (e.other != no_value) e.other = owner(e.other);
-            return unexpected(e);
-        }
+        if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok)
+            return unexpected(detail::name_owners(ok.error(), live_));
         bound_ = std::max(detail::peak_bytes(columns_, born_, dying_), columns_.pinned_top);
         detail::place_buffers(columns_, options_, bound_, space_, placed_);
         out.offsets.assign(live_.value_count(), no_offset);

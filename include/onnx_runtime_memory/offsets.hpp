@@ -25,7 +25,8 @@
 //                fixed number of them
 // The strategies after the sweep run under a work budget
 // (ArenaOptions::work_per_owner): each only if its predicted steps fit in
-// what is left, so the time grows like n log n at every size. Pinned
+// what is left, so the time stays within a budget linear in the owners (at
+// least 4,096 owners' worth) on top of the sweep. Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, and both stop early at options.time_limit (then

@@ -31,6 +31,7 @@ struct Buffers {
     std::vector<std::size_t> pin;   // the pinned offset, or no_offset
     std::size_t pinned = 0;         // how many buffers are pinned
     std::size_t pinned_top = 0;     // the highest end of a pinned buffer: no arena is smaller
+    std::vector<NodeIndex> times;   // working memory of compress_times (kept: re-planning allocates nothing)
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
     [[nodiscard]] bool is_pinned(std::size_t i) const noexcept { return pin[i] != no_offset; }
@@ -47,9 +48,8 @@ inline void compress_times(Buffers& b) {
     std::size_t span = 0;
     for (std::size_t i = 0; i < n; ++i) span = std::max<std::size_t>(span, std::size_t{b.end[i]} + 1);
     if (span <= 4 * n) return;
-    std::vector<NodeIndex> times;
-    times.reserve(2 * n);
-    times.insert(times.end(), b.def.begin(), b.def.end());
+    auto& times = b.times;
+    times.assign(b.def.begin(), b.def.end());
     times.insert(times.end(), b.end.begin(), b.end.end());
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());

@@ -34,18 +34,26 @@ struct OrderProblem {
     [[nodiscard]] std::size_t buffers() const noexcept { return size.size(); }
 };
 
+// Runs node n: its buffers open, then those it used last close. `left`
+// counts each buffer's users still to run; returns the bytes live while n
+// runs (the step's peak), and leaves `live` at what stays after it.
+inline std::size_t run_node(const OrderProblem& p, NodeIndex n, std::vector<std::uint32_t>& left, std::size_t& live) {
+    live = saturating_add(live, p.alloc[n]);
+    const std::size_t during = live;
+    for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+        const std::uint32_t b = p.uses[j];
+        if (--left[b] == 0 && !p.kept[b]) live -= std::min(live, p.size[b]);
+    }
+    return during;
+}
+
 // The peak live bytes of a complete order.
 [[nodiscard]] inline std::size_t simulate_peak(const OrderProblem& p, const std::vector<NodeIndex>& order) {
     std::vector<std::uint32_t> left = p.users;
     std::size_t live = p.initial, peak = p.nodes == 0 ? p.initial + p.at_start : 0;
     for (std::size_t k = 0; k < order.size(); ++k) {
-        const NodeIndex n = order[k];
-        live = saturating_add(live, p.alloc[n]);
-        peak = std::max(peak, k == 0 ? saturating_add(live, p.at_start) : live);
-        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
-            const std::uint32_t b = p.uses[j];
-            if (--left[b] == 0 && !p.kept[b]) live -= std::min(live, p.size[b]);
-        }
+        const std::size_t during = run_node(p, order[k], left, live);
+        peak = std::max(peak, k == 0 ? saturating_add(during, p.at_start) : during);
     }
     return peak;
 }
@@ -89,12 +97,8 @@ template <class Better>
         const NodeIndex n = ready[pick];
         ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
         order.push_back(n);
-        s.live = saturating_add(s.live, p.alloc[n]);
-        s.peak = std::max(s.peak, order.size() == 1 ? saturating_add(s.live, p.at_start) : s.live);
-        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
-            const std::uint32_t b = p.uses[j];
-            if (--left[b] == 0 && !p.kept[b]) s.live -= std::min(s.live, p.size[b]);
-        }
+        const std::size_t during = run_node(p, n, left, s.live);
+        s.peak = std::max(s.peak, order.size() == 1 ? saturating_add(during, p.at_start) : during);
         for (std::uint32_t j = p.succ_begin[n]; j < p.succ_begin[n + 1]; ++j)
             if (--waiting[p.succs[j]] == 0) ready.push_back(static_cast<NodeIndex>(p.succs[j]));
     }
@@ -200,12 +204,7 @@ struct PartOrder {
     std::vector<std::uint64_t> waits(k, 0);
     std::vector<std::uint32_t> left = p.users;
     std::size_t live = p.initial;  // live just before the part: the same in every order
-    for (std::size_t q = 0; q < begin; ++q) {
-        const NodeIndex n = order[q];
-        live = saturating_add(live, p.alloc[n]);
-        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
-            if (--left[p.uses[j]] == 0 && !p.kept[p.uses[j]]) live -= std::min(live, p.size[p.uses[j]]);
-    }
+    for (std::size_t q = 0; q < begin; ++q) (void)run_node(p, order[q], left, live);
     std::vector<std::uint64_t> users_in(p.buffers(), 0);
     for (std::size_t i = 0; i < k; ++i) {
         const NodeIndex n = order[begin + i];
