@@ -46,7 +46,7 @@ void row(const std::string& name, const G& g, const orm::ViewMap& views, Oracle 
         std::printf("%-24s the order does not plan to its peak\n", name.c_str());
         return;
     }
-    std::size_t by[6] = {0, 0, 0, 0, 0, 0};
+    std::size_t by[7] = {0, 0, 0, 0, 0, 0, 0};
     for (const auto& [strategy, peak] : mo.tried) by[static_cast<int>(strategy)] = peak;
     const double saved = 1.0 - static_cast<double>(mo.peak_bytes) / static_cast<double>(std::max<std::size_t>(mo.given_peak_bytes, 1));
     saved_sum += saved;

@@ -621,6 +621,7 @@ std::string check_memory_order(const Case& c, std::uint64_t seed) {
     orm::OrderOptions oo;
     oo.alignment = std::size_t{1} << (seed % 3);
     oo.exact_steps = 1 << 14;  // plenty for small parts; the property test runs unoptimised
+    oo.window_steps = 1 << 12;
     auto mo = orm::memory_aware_order(c, views, oracle, c.options(), oo);
     if (!mo) return "";  // a graph the planner refuses: check_case covers it
     const auto bound_of = [&](const auto& graph) -> std::optional<std::size_t> {

@@ -16,6 +16,11 @@
 //               each part between cut nodes (nodes every source-to-sink path
 //               passes, where the problem splits), up to 62 nodes a part and
 //               OrderOptions::exact_steps transitions; optimal where it finishes
+//               (sets peaking at the best so far are dropped)
+//   window      when not proven, the best order polished: windows of up to 48
+//               consecutive steps around the first step at the peak re-ordered
+//               exactly, and single nodes moved across it, while the peak (or
+//               the number of steps at it) drops; up to window_steps in all
 // In-place hints are not modelled by the search; the result is measured with
 // them and is still never above the given order.
 #pragma once
@@ -41,7 +46,7 @@
 
 namespace onnx_runtime_memory {
 
-enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier, exact };
+enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier, exact, window };
 
 [[nodiscard]] constexpr const char* to_string(OrderStrategy s) noexcept {
     switch (s) {
@@ -51,6 +56,7 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
         case OrderStrategy::post_order: return "post_order";
         case OrderStrategy::frontier: return "frontier";
         case OrderStrategy::exact: return "exact";
+        case OrderStrategy::window: return "window";
     }
     return "unknown";
 }
@@ -60,6 +66,8 @@ struct OrderOptions {
     std::size_t exact_steps = std::size_t{1} << 20;  // transitions of the exact search, in all parts (0: none);
                                                      // each may keep a set: about 100 bytes
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
+    std::size_t window_steps = std::size_t{1} << 22;  // the windows' transitions and the moves' simulated
+                                                      // steps, in all (0: no window search)
 };
 
 struct MemoryOrder {
@@ -219,9 +227,11 @@ template <activation_graph G, size_oracle Oracle>
             std::size_t end = begin + 1;
             if (!cut[base[begin]])
                 while (end < p.nodes && !cut[base[end]]) ++end;
+            // Sets peaking at the best so far are dropped: a part with no
+            // order below it keeps its order, and proves the best optimal.
             std::optional<detail::PartOrder> part;
-            if (end - begin > 1) part = detail::best_part_order(p, base, begin, end, budget);
-            if (part) exact.insert(exact.end(), part->order.begin(), part->order.end());
+            if (end - begin > 1) part = detail::best_part_order(p, base, begin, end, best.peak_bytes, budget);
+            if (part && !part->order.empty()) exact.insert(exact.end(), part->order.begin(), part->order.end());
             else exact.insert(exact.end(), base.begin() + static_cast<std::ptrdiff_t>(begin),
                               base.begin() + static_cast<std::ptrdiff_t>(end));
             proven = proven && (part || end - begin == 1);
@@ -229,6 +239,17 @@ template <activation_graph G, size_oracle Oracle>
         }
         consider(std::move(exact), OrderStrategy::exact);
         best.proven_optimal = proven;  // the exact order is optimal, and the best is no higher
+    }
+    if (!best.proven_optimal && order_options.window_steps > 0 && p.nodes > 1) {
+        std::vector<NodeIndex> order = best.order;
+        std::size_t budget = order_options.window_steps;
+        bool changed = false;
+        for (bool more = true; more && budget > 0;) {
+            more = detail::lower_peak_by_windows(p, order, std::size_t{1} << 16, budget);
+            more = detail::lower_peak_by_moves(p, order, budget) || more;
+            changed = changed || more;
+        }
+        if (changed) consider(std::move(order), OrderStrategy::window);
     }
     // With in-place hints the planner folds by order: keep the given order
     // unless the result's bound, hints and all, is no higher.

@@ -183,17 +183,20 @@ template <class First>
     return cut;
 }
 
-// The least peak of the nodes order[begin, end) (a part between cut nodes),
-// scheduled after order[0, begin): dynamic programming over the sets of the
-// part's nodes already run, layer by layer, each set keeping its least peak
-// so far. Up to 62 nodes and `steps` transitions (decremented); nullopt
-// past either. Deterministic: sets in ascending order, nodes ascending.
+// The least peak of the nodes order[begin, end) (a part between cut nodes,
+// or any window of consecutive steps), scheduled after order[0, begin):
+// dynamic programming over the sets of the part's nodes already run, layer
+// by layer, each set keeping its least peak so far; sets whose peak reaches
+// `below` are dropped. Up to 62 nodes and `steps` transitions (decremented);
+// nullopt past either. Deterministic: sets in ascending order, nodes
+// ascending.
 struct PartOrder {
-    std::vector<NodeIndex> order;
+    std::vector<NodeIndex> order;  // empty: no order of the part peaks below `below`
     std::size_t peak = 0;
 };
 [[nodiscard]] inline std::optional<PartOrder> best_part_order(const OrderProblem& p, const std::vector<NodeIndex>& order,
-                                                             std::size_t begin, std::size_t end, std::size_t& steps) {
+                                                             std::size_t begin, std::size_t end, std::size_t below,
+                                                             std::size_t& steps) {
     const std::size_t k = end - begin;
     if (k == 0 || k > 62) return std::nullopt;
     std::vector<std::uint32_t> local(p.nodes, 0xFFFFFFFFu);
@@ -238,6 +241,7 @@ struct PartOrder {
                     if (frees(b) && (users_in[b] & ~t) == 0) after -= std::min(after, p.size[b]);
                 }
                 const std::size_t peak = std::max(st.peak, seen);
+                if (peak >= below) continue;
                 auto [it, fresh] = layers[size + 1].try_emplace(t, State{peak, after, s, i});
                 if (!fresh && peak < it->second.peak) it->second = State{peak, after, s, i};
             }
@@ -245,6 +249,7 @@ struct PartOrder {
     }
     const std::uint64_t all = (std::uint64_t{1} << k) - 1;
     PartOrder result;
+    if (layers[k].empty()) return PartOrder{{}, below};
     result.peak = layers[k].at(all).peak;
     result.order.resize(k);
     std::uint64_t s = all;
@@ -254,6 +259,115 @@ struct PartOrder {
         s = st.from;
     }
     return result;
+}
+
+// The bytes live while each step of a complete order runs.
+[[nodiscard]] inline std::vector<std::size_t> step_bytes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
+    std::vector<std::uint32_t> left = p.users;
+    std::vector<std::size_t> during(order.size());
+    std::size_t live = p.initial;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        during[k] = run_node(p, order[k], left, live);
+        if (k == 0) during[k] = saturating_add(during[k], p.at_start);
+    }
+    return during;
+}
+
+// Lowers an order's peak by re-ordering windows of consecutive steps
+// exactly: the bytes live entering and leaving a window are the same in
+// every order of its nodes, so a window's best order lowers its own steps
+// and moves no other. While the first step at the peak lies in a window
+// (growing, placed around it, after it, before it) whose best peak is
+// lower, that window takes its best order. Each window gets up to
+// `window_steps` transitions, all of them up to `steps` (decremented).
+// Returns whether the order changed.
+inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>& order, std::size_t window_steps,
+                                  std::size_t& steps) {
+    const std::size_t N = order.size();
+    bool changed = false;
+    for (;;) {
+        const auto during = step_bytes(p, order);
+        const std::size_t peak = *std::max_element(during.begin(), during.end());
+        const std::size_t q = static_cast<std::size_t>(std::find(during.begin(), during.end(), peak) - during.begin());
+        bool lowered = false;
+        for (std::size_t w : {8u, 16u, 24u, 32u, 40u, 48u}) {
+            w = std::min(w, N);
+            const std::size_t starts[3] = {q >= w / 2 ? q - w / 2 : 0, q + 1 >= w ? q + 1 - w : 0, q};
+            for (std::size_t b : starts) {
+                b = std::min(b, N - w);
+                std::size_t s = std::min(steps, window_steps);
+                const std::size_t had = s;
+                auto part = best_part_order(p, order, b, b + w, peak, s);
+                steps -= had - s;
+                if (part && !part->order.empty()) {
+                    std::copy(part->order.begin(), part->order.end(), order.begin() + static_cast<std::ptrdiff_t>(b));
+                    lowered = changed = true;
+                    break;
+                }
+                if (steps == 0) return changed;
+            }
+            if (lowered || w == N) break;
+        }
+        if (!lowered) return changed;
+    }
+}
+
+// Lowers an order's peak by moving single nodes: at the first step at the
+// peak, a node run before it moves to just before its first successor, or a
+// node run after it to just after its last predecessor, when that lowers
+// the peak or the number of steps at it. Each try simulates the order:
+// O(N) of `steps` (decremented). Returns whether the order changed.
+inline bool lower_peak_by_moves(const OrderProblem& p, std::vector<NodeIndex>& order, std::size_t& steps) {
+    const std::size_t N = order.size();
+    std::vector<std::uint32_t> pos(N);
+    const auto score = [&](const std::vector<NodeIndex>& o) {
+        const auto during = step_bytes(p, o);
+        const std::size_t peak = *std::max_element(during.begin(), during.end());
+        return std::pair<std::size_t, std::size_t>(peak, static_cast<std::size_t>(std::count(during.begin(), during.end(), peak)));
+    };
+    bool changed = false;
+    auto current = score(order);
+    std::vector<NodeIndex> trial;
+    for (;;) {
+        for (std::size_t k = 0; k < N; ++k) pos[order[k]] = static_cast<std::uint32_t>(k);
+        const auto during = step_bytes(p, order);
+        const std::size_t q = static_cast<std::size_t>(std::find(during.begin(), during.end(), current.first) - during.begin());
+        bool moved = false;
+        for (std::size_t k = 0; k < N && !moved; ++k) {
+            const NodeIndex n = order[k];
+            std::size_t to = k;
+            if (k <= q) {  // later: just before its first successor
+                std::size_t first = N;
+                for (std::uint32_t j = p.succ_begin[n]; j < p.succ_begin[n + 1]; ++j) first = std::min<std::size_t>(first, pos[p.succs[j]]);
+                if (first <= q + 1) continue;
+                to = first - 1;
+            } else {  // earlier: just after its last predecessor
+                std::size_t last = 0;
+                bool any = false;
+                for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j) {
+                    last = std::max<std::size_t>(last, pos[p.preds[j]]);
+                    any = true;
+                }
+                const std::size_t earliest = any ? last + 1 : 0;
+                if (earliest > q) continue;
+                to = earliest;
+            }
+            if (steps < N) return changed;
+            steps -= N;
+            trial = order;
+            if (to > k) std::rotate(trial.begin() + static_cast<std::ptrdiff_t>(k), trial.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                                    trial.begin() + static_cast<std::ptrdiff_t>(to) + 1);
+            else std::rotate(trial.begin() + static_cast<std::ptrdiff_t>(to), trial.begin() + static_cast<std::ptrdiff_t>(k),
+                             trial.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+            const auto s = score(trial);
+            if (s < current) {
+                current = s;
+                order.swap(trial);
+                moved = changed = true;
+            }
+        }
+        if (!moved) return changed;
+    }
 }
 
 }  // namespace onnx_runtime_memory::detail
