@@ -106,7 +106,7 @@ TEST_CASE("in place: hints that are not safe are refused, each with its reason")
     CHECK(orm::explain_inplace(g2, {}, o2)->front() == InplaceResult::input_is_graph_output);
 }
 
-TEST_CASE("in place: a larger output grows the shared buffer; the re-planners fold as the planners do") {
+TEST_CASE("in place: a larger output grows the shared buffer, the re-planners fold as the planners do") {
     ir::Builder bld("grow");
     bld.tensor("a", f32, {16}).tensor("b", f32, {32}).tensor("c", f32, {16});
     bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");

@@ -137,7 +137,7 @@ TEST_CASE("memory order: random DAGs of up to 16 nodes reach the least peak of e
     }
 }
 
-TEST_CASE("memory order: no budget, no exact search; the heuristics still never go above the given order") {
+TEST_CASE("memory order: no budget, no exact search, the heuristics still never go above the given order") {
     std::mt19937_64 rng(7);
     const Dag d = random_dag(rng, 40);
     const auto oracle = [&](ValueId v) { return std::optional<std::size_t>(d.size[v]); };
