@@ -16,6 +16,7 @@
 #include "expected.hpp"
 #include "graph.hpp"
 #include "view_map.hpp"
+#include "detail/sort.hpp"
 
 namespace onnx_runtime_memory {
 
@@ -330,14 +331,14 @@ template <activation_graph G>
     using T = graph_traits<G>;
     const std::size_t V = live.value_count();
     std::vector<InplaceResult> result(hints.size(), InplaceResult::not_an_input);
-    std::vector<bool> output_root(V, false);  // roots of graph outputs in the arena
+    std::vector<std::uint8_t> output_root(V, 0);  // roots of graph outputs in the arena
     for (auto x : T::graph_outputs(g))
         if (const auto v = to_value_id(x, V); v && live.is_owner(live.roots[*v])) output_root[live.roots[*v]] = true;
     std::vector<std::uint32_t> order;
     for (std::uint32_t h = 0; h < hints.size(); ++h)
         if (hints[h].output < V && hints[h].input < V) order.push_back(h);
     const auto producer = [&](std::uint32_t h) { return live.intervals[hints[h].output].def; };  // no_node if no owner
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return producer(a) < producer(b); });
+    detail::sort_by(order, producer);
     std::vector<ValueId> group(V);  // union-find over roots: a fold joins the output to its input's group
     std::iota(group.begin(), group.end(), ValueId{0});
     const auto find = [&](ValueId v) {
@@ -445,7 +446,7 @@ template <activation_graph G>
         const ValueId v = live.inplace[k];
         if (v >= V || live.is_owner(v) || live.roots[v] == v || (k > 0 && live.inplace[k - 1] >= v)) return bad(v);
     }
-    std::vector<bool> seen(V, false);
+    std::vector<std::uint8_t> seen(V, 0);
     for (std::size_t k = 0; k < owners; ++k) {
         const ValueId v = live.allocation_order[k];
         if (!live.is_owner(v) || seen[v]) return bad(v);

@@ -202,8 +202,10 @@ template <activation_graph G, size_oracle Oracle>
         for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
             heavy[n] = detail::saturating_add(heavy[n], heavy[p.preds[j]]);
     }
-    consider(detail::post_order(p, [&](std::uint32_t a, std::uint32_t b) { return heavy[a] > heavy[b]; }), OrderStrategy::dfs);
-    consider(detail::post_order(p, [](std::uint32_t a, std::uint32_t b) { return a < b; }), OrderStrategy::post_order);
+    consider(detail::post_order(p, heavy), OrderStrategy::dfs);
+    std::vector<std::size_t> earlier(p.nodes);  // the lower node first
+    for (std::size_t n = 0; n < p.nodes; ++n) earlier[n] = p.nodes - n;
+    consider(detail::post_order(p, earlier), OrderStrategy::post_order);
     steps = order_options.list_steps;
     if (auto o = detail::list_schedule(
             p, [](std::size_t a_alloc, std::size_t a_freed, std::size_t b_alloc, std::size_t b_freed, const State& s) {

@@ -114,7 +114,7 @@ public:
     [[nodiscard]] static expected<OrderedGraph, PlanError> create(const G& g, std::vector<NodeIndex> order) {
         const auto size = detail::checked_size(g);
         if (!size) return unexpected(size.error());
-        std::vector<bool> seen(size->nodes, false);
+        std::vector<std::uint8_t> seen(size->nodes, 0);
         for (NodeIndex n : order) {
             if (n >= size->nodes || seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, n));
             seen[n] = true;

@@ -23,6 +23,7 @@
 #include "sizes.hpp"
 #include "sizing.hpp"
 #include "view_map.hpp"
+#include "detail/sort.hpp"
 
 namespace onnx_runtime_memory {
 
@@ -98,7 +99,7 @@ namespace detail {
 inline void assign_slots_by_size(const Liveness& live, const std::vector<std::size_t>& sizes,
                                  std::size_t naive_bytes, ActivationPlan& plan) {
     std::vector<ValueId> order = live.owners;
-    std::stable_sort(order.begin(), order.end(), [&](ValueId a, ValueId b) { return sizes[a] > sizes[b]; });
+    detail::sort_by(order, [&](ValueId v) { return detail::descending(sizes[v]); });
     std::vector<std::vector<Interval>> taken;  // by slot, sorted by def
     plan.assignments.assign(live.value_count(), SlotId::none());
     plan.slots.clear();
@@ -194,8 +195,7 @@ template <int = 0>
         live.owners[i] = static_cast<ValueId>(i);
         live.last_position = std::max(live.last_position, buffers[i].last);
     }
-    std::stable_sort(live.owners.begin(), live.owners.end(),
-                     [&](ValueId a, ValueId b) { return buffers[a].first < buffers[b].first; });
+    detail::sort_by(live.owners, [&](ValueId v) { return buffers[v].first; });
     live.allocation_order = live.owners;
     auto status = plan_activations(live, [&](ValueId v) { return std::optional<std::size_t>(buffers[v].size); }, strategy);
     if (!status) return unexpected(status.error());

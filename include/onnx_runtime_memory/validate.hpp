@@ -22,6 +22,7 @@
 #include "sizing.hpp"
 #include "validate_offsets.hpp"
 #include "view_map.hpp"
+#include "detail/sort.hpp"
 
 namespace onnx_runtime_memory {
 
@@ -52,18 +53,17 @@ template <activation_graph G>
     auto before = liveness_of(g, views, plain);
     if (!before) return unexpected(ValidateError::from(before.error()));
     const std::size_t V = before->value_count();
-    std::vector<bool> output_root(V, false), taken(V, false);
+    std::vector<std::uint8_t> output_root(V, 0), taken(V, 0);
     for (auto x : T::graph_outputs(g))
         if (const auto v = to_value_id(x, V)) output_root[before->roots[*v]] = true;
     // The hints by output, and the folds by producing node: each node's
     // inputs are walked once.
     std::vector<InplaceHint> hints(options.inplace.begin(), options.inplace.end());
-    std::stable_sort(hints.begin(), hints.end(), [](const InplaceHint& a, const InplaceHint& b) { return a.output < b.output; });
+    detail::sort_by(hints, [](const InplaceHint& h) { return h.output; });
     std::vector<ValueId> folds = live.inplace;
     for (ValueId v : folds)
         if (v >= V || !before->is_owner(v)) return fail(v, no_value, no_node);
-    std::stable_sort(folds.begin(), folds.end(),
-                     [&](ValueId a, ValueId b) { return before->intervals[a].def < before->intervals[b].def; });
+    detail::sort_by(folds, [&](ValueId v) { return before->intervals[v].def; });
     std::vector<NodeIndex> read_by(V, no_node);
     NodeIndex marked = no_node;
     for (ValueId v : folds) {

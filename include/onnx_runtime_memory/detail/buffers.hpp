@@ -13,6 +13,7 @@
 #include "../plan_types.hpp"
 #include "checked.hpp"
 #include "overlap.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -94,8 +95,7 @@ inline void compress_times(Buffers& b) {
     b.value.resize(n);
     std::iota(b.value.begin(), b.value.end(), ValueId{0});
     if (!std::is_sorted(buffers.begin(), buffers.end(), [](const Buffer& x, const Buffer& y) { return x.first < y.first; }))
-        std::stable_sort(b.value.begin(), b.value.end(),
-                         [&](ValueId x, ValueId y) { return buffers[x].first < buffers[y].first; });
+        sort_by(b.value, [&](ValueId v) { return buffers[v].first; });
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);

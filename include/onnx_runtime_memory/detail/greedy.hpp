@@ -15,6 +15,7 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -123,7 +124,7 @@ struct Meetings {
     const std::size_t n = b.count();
     std::vector<std::uint32_t> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) { return b.end[x] < b.end[y]; });
+    sort_by(order, [&](std::uint32_t x) { return b.end[x]; });  // ties in any order would do
     std::vector<std::size_t> ends(n), def_bytes(n + 1, 0), end_bytes(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
         ends[i] = b.end[order[i]];
@@ -158,9 +159,7 @@ struct Meetings {
     const auto by = [&](const std::vector<std::size_t>& first, const std::vector<std::size_t>& second) {
         std::vector<std::uint32_t> order(n);
         std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-            return first[x] != first[y] ? first[x] > first[y] : second[x] > second[y];
-        });
+        sort_by(order, [&](std::uint32_t x) { return descending(first[x]); }, [&](std::uint32_t x) { return descending(second[x]); });
         return order;
     };
     return {by(b.size, length), by(length, b.size), by(area, b.size), by(m.bytes, b.size)};

@@ -13,6 +13,7 @@
 #include "../graph.hpp"
 #include "../plan_types.hpp"
 #include "checked.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -69,8 +70,7 @@ namespace onnx_runtime_memory::detail {
 [[nodiscard]] inline std::size_t slot_bound(std::span<const Buffer> buffers) {
     std::vector<std::uint32_t> order(buffers.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return buffers[a].size > buffers[b].size; });
+    sort_by(order, [&](std::uint32_t x) { return descending(buffers[x].size); });  // ties in any order would do
     std::size_t leaves = 1;
     while (leaves < std::max<std::size_t>(time_span(buffers), 1)) leaves *= 2;
     // most[x]: the largest count in x's subtree, counting adds at x and below.

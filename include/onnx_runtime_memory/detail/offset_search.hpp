@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "checked.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -79,7 +80,7 @@ public:
                 if ((work += hi_[i] - lo_[i]) > max_work) return false;
             }
         // Overlaps (compressed rows), by a sweep over buffers sorted by first section.
-        std::stable_sort(by_lo.begin(), by_lo.end(), [&](std::uint32_t a, std::uint32_t b) { return lo_[a] < lo_[b]; });
+        sort_by(by_lo, [&](std::uint32_t x) { return lo_[x]; });
         const auto each_pair = [&](auto&& f) {
             for (std::size_t x = 0; x < by_lo.size(); ++x)
                 for (std::size_t y = x + 1; y < by_lo.size() && lo_[by_lo[y]] < hi_[by_lo[x]]; ++y)
@@ -179,11 +180,14 @@ private:
                 if (key_letters[l] == *c) keys.push_back(&key_[l]);
         std::vector<std::uint32_t> order(n_);
         std::iota(order.begin(), order.end(), 0u);
-        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            for (const auto* k : keys)
-                if ((*k)[a] != (*k)[b]) return (*k)[a] > (*k)[b];
-            return a < b;
-        });
+        // Each key descending, ties to the lower index: two keys a pass, the
+        // least significant first (ties keep their order).
+        for (std::size_t j = keys.size(); j > 0;) {
+            const std::vector<std::size_t>& minor = *keys[--j];
+            const std::vector<std::size_t>* major = j > 0 ? keys[--j] : nullptr;
+            sort_by(order, [&](std::uint32_t x) { return major ? descending((*major)[x]) : 0; },
+                    [&](std::uint32_t x) { return descending(minor[x]); });
+        }
         rank_.assign(n_, 0);
         for (std::uint32_t r = 0; r < n_; ++r) rank_[order[r]] = r;
     }

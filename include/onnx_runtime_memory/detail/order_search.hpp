@@ -16,6 +16,7 @@
 
 #include "../graph.hpp"
 #include "checked.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -27,7 +28,7 @@ struct OrderProblem {
     std::vector<std::uint32_t> use_begin{0}, uses;    // CSR: the buffers a node uses (deduplicated)
     std::vector<std::size_t> size;                    // by buffer
     std::vector<std::uint32_t> users;                 // by buffer: how many nodes use it
-    std::vector<bool> kept;                           // by buffer: a graph output, never freed
+    std::vector<std::uint8_t> kept;                   // by buffer: a graph output, never freed
     std::size_t initial = 0;  // buffers live from the start (graph inputs in the arena) with a user
     std::size_t at_start = 0; // such buffers nobody uses: live at the first step only
 
@@ -106,9 +107,9 @@ template <class Better>
 }
 
 // A depth-first post-order from the sinks (nodes nothing waits for, in node
-// order): each node after the nodes it waits for, visited in `first` order.
-template <class First>
-[[nodiscard]] std::vector<NodeIndex> post_order(const OrderProblem& p, First first) {
+// order): each node after the nodes it waits for, visited by descending
+// `key` (ties: the later listed first).
+[[nodiscard]] inline std::vector<NodeIndex> post_order(const OrderProblem& p, const std::vector<std::size_t>& key) {
     const std::size_t N = p.nodes;
     std::vector<std::uint8_t> state(N, 0);  // 0 new, 1 open, 2 done
     std::vector<NodeIndex> order;
@@ -116,7 +117,7 @@ template <class First>
     std::vector<std::pair<NodeIndex, std::vector<std::uint32_t>>> stack;  // node, its waits left to visit (reversed)
     const auto open = [&](NodeIndex n) {
         std::vector<std::uint32_t> w(p.preds.begin() + p.pred_begin[n], p.preds.begin() + p.pred_begin[n + 1]);
-        std::stable_sort(w.begin(), w.end(), [&](std::uint32_t a, std::uint32_t b) { return first(b, a); });
+        sort_by(w, [&](std::uint32_t m) { return key[m]; });  // visited from the back
         state[n] = 1;
         stack.emplace_back(n, std::move(w));
     };
@@ -145,7 +146,7 @@ template <class First>
 // problems. A node is one iff every dependency crossing the cut after it
 // leaves it, and every one crossing the cut before it enters it (sources and
 // sinks tied to a virtual source and sink). O(N + E).
-[[nodiscard]] inline std::vector<bool> cut_nodes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
+[[nodiscard]] inline std::vector<std::uint8_t> cut_nodes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
     const std::size_t N = p.nodes;
     std::vector<std::uint32_t> pos(N);
     for (std::size_t k = 0; k < N; ++k) pos[order[k]] = static_cast<std::uint32_t>(k);
@@ -172,7 +173,7 @@ template <class First>
             out[n] = 1;
         }
     }
-    std::vector<bool> cut(N, false);
+    std::vector<std::uint8_t> cut(N, 0);
     std::int64_t crossing = 0, before = from_source;  // edges crossing the cut before position 0
     for (std::size_t q = 0; q < N; ++q) {
         crossing += diff[q];

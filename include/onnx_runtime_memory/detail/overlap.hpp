@@ -12,6 +12,7 @@
 
 #include "../plan_types.hpp"
 #include "treap.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -31,10 +32,8 @@ struct Overlap {
     std::vector<std::uint32_t> by_first(n), by_last(n);
     std::iota(by_first.begin(), by_first.end(), 0u);
     std::iota(by_last.begin(), by_last.end(), 0u);
-    std::stable_sort(by_first.begin(), by_first.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].first < buffers[b].first; });
-    std::stable_sort(by_last.begin(), by_last.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return buffers[a].last < buffers[b].last; });
+    sort_by(by_first, [&](std::uint32_t x) { return buffers[x].first; });
+    sort_by(by_last, [&](std::uint32_t x) { return buffers[x].last; });
     const auto pair = [](std::uint32_t x, std::uint32_t y, NodeIndex t) {
         return Overlap{std::min(x, y), std::max(x, y), t};
     };

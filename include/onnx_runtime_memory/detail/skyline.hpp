@@ -34,7 +34,7 @@ enum class Prefer : std::uint8_t { size, area, lifetime };
 struct Skyline {
     std::vector<std::size_t> height;  // by position: the top of what is placed there
     std::vector<std::uint32_t> cover; // by position: unplaced buffers still covering it
-    std::vector<bool> done;
+    std::vector<std::uint8_t> done;
 };
 [[nodiscard]] inline std::size_t skyline(const Buffers& b, Prefer prefer, SplitMix* rng, Skyline& sky,
                                          std::vector<std::size_t>& offset, std::size_t& steps) {
