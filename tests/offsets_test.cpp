@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -31,16 +32,77 @@ TEST_CASE("plan_offsets: a chain of three buffers packs into two, validated") {
     CHECK(*orm::plan_offsets(buffers) == *plan);  // deterministic
 }
 
-TEST_CASE("plan_offsets: sizes round up to the alignment, arena_bytes is a multiple of it") {
+TEST_CASE("plan_offsets: offsets aligned, arena_bytes ends at the top buffer's own bytes") {
     const std::vector<Buffer> buffers = {{10, 0, 0}, {10, 0, 0}, {1, 1, 1}};
     orm::ArenaOptions o;
     o.alignment = 16;
     auto plan = orm::plan_offsets(buffers, o);
     REQUIRE(plan.has_value());
-    CHECK(plan->arena_bytes == 32);
+    CHECK(plan->arena_bytes == 16 + 10);
+    CHECK(plan->lower_bound_bytes == 16 + 10);
     for (std::size_t off : plan->offsets) CHECK(off % 16 == 0);
     o.alignment = 0;  // counts as 1
     CHECK(orm::plan_offsets(buffers, o)->arena_bytes == 20);
+}
+
+TEST_CASE("plan_offsets: never above TFLite's high-water mark on its own arena tests, at its alignment") {
+    // tensorflow/lite/simple_memory_arena_test.cc, tensor alignment 32: the
+    // records of BasicArenaOperations, InterleavedZeroAlloc and TestClearPlan,
+    // and the high-water mark (largest offset + size) of TFLite's offsets.
+    const std::pair<std::vector<Buffer>, std::size_t> cases[] = {
+        {{{2047, 1, 3}, {2047, 2, 5}, {2047, 3, 6}, {2047, 5, 6}, {1023, 4, 6}, {1023, 6, 6}}, 6144 + 1023},
+        {{{2047, 0, 4}, {0, 1, 2}, {1023, 1, 2}, {2047, 3, 4}}, 2048 + 2047},
+        {{{2047, 0, 2}, {2047, 1, 2}, {2047, 1, 2}}, 4096 + 2047},
+    };
+    orm::ArenaOptions o;
+    o.alignment = 32;
+    for (const auto& [buffers, tflite] : cases) {
+        auto plan = orm::plan_offsets(buffers, o);
+        REQUIRE(plan.has_value());
+        CHECK(plan->arena_bytes <= tflite);
+        CHECK(plan->arena_bytes == plan->lower_bound_bytes);
+        CHECK(orm::validate_offsets(buffers, *plan, 32).has_value());
+    }
+}
+
+TEST_CASE("plan_offsets: the bound is the rounded live total less the largest slack on top, by a reference") {
+    // At each time: the live sizes rounded up, less the largest rounding of
+    // one of them (it can lie on top); the bound is the most of that over
+    // times. The arena ends at the top buffer's own bytes, never below it.
+    std::mt19937_64 rng(5);
+    for (int round = 0; round < 300; ++round) {
+        std::vector<Buffer> buffers(1 + rng() % 8);
+        for (auto& b : buffers) {
+            b.size = rng() % 4 == 0 ? 0 : 1 + rng() % 200;
+            b.first = static_cast<orm::NodeIndex>(rng() % 6);
+            b.last = b.first + static_cast<orm::NodeIndex>(rng() % 4);
+        }
+        const std::size_t alignment = std::size_t{1} << (rng() % 7);
+        std::size_t expected = 0;
+        for (orm::NodeIndex t = 0; t < 10; ++t) {
+            std::size_t total = 0, slack = 0;
+            for (const auto& b : buffers)
+                if (b.first <= t && t <= b.last) {
+                    const std::size_t rounded = (b.size + alignment - 1) / alignment * alignment;
+                    total += rounded;
+                    slack = std::max(slack, rounded - b.size);
+                }
+            expected = std::max(expected, total - slack);
+        }
+        orm::ArenaOptions o;
+        o.alignment = alignment;
+        auto plan = orm::plan_offsets(buffers, o);
+        REQUIRE(plan.has_value());
+        INFO("round " << round << ", alignment " << alignment);
+        CHECK(plan->lower_bound_bytes == expected);
+        CHECK(orm::lower_bounds(buffers, alignment)->offset_bytes == expected);
+        CHECK(plan->arena_bytes >= expected);
+        std::size_t end = 0;
+        for (std::size_t i = 0; i < buffers.size(); ++i)
+            if (buffers[i].size > 0) end = std::max(end, plan->offsets[i] + buffers[i].size);
+        CHECK(plan->arena_bytes == end);
+        CHECK(orm::validate_offsets(buffers, *plan, alignment).has_value());
+    }
 }
 
 TEST_CASE("plan_offsets: malformed records and overflowing totals name the buffer") {

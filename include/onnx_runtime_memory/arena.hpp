@@ -37,21 +37,23 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
 
 // Lays a slot plan out in one arena: slot k at the sum of the (aligned)
 // capacities of slots 0 .. k-1; each owner at its slot's offset, each view
-// at its root's. What the executor does with a slot plan and one allocation.
+// at its root's; the arena ends where the last non-empty slot's bytes end.
+// What the executor does with a slot plan and one allocation.
 [[nodiscard]] inline expected<ArenaPlan, PlanError> arena_from_slots(const Liveness& live, const ActivationPlan& plan,
                                                                      std::size_t alignment = 64) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
     alignment = detail::alignment_or_one(alignment);
     std::vector<std::size_t> slot_offset(plan.slots.size());
-    std::size_t top = 0;
+    std::size_t top = 0, end = 0;
     for (std::size_t s = 0; s < plan.slots.size(); ++s) {
         slot_offset[s] = top;
         std::size_t c = 0;
         if (detail::align_up_overflows(plan.slots[s].capacity, alignment, c) || detail::add_overflows(top, c, top))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow));
+        if (plan.slots[s].capacity > 0) end = slot_offset[s] + plan.slots[s].capacity;
     }
     ArenaPlan arena;
-    arena.arena_bytes = top;
+    arena.arena_bytes = end;
     arena.alignment = alignment;
     arena.strategy = ArenaStrategy::slots;
     arena.offsets.assign(live.value_count(), no_offset);
@@ -189,20 +191,22 @@ public:
         scratch_buffers(scratch_, buffers_);
         if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok)
             return unexpected(detail::name_owners(ok.error(), live_));
-        bound_ = std::max(detail::peak_bytes(columns_, born_, dying_), columns_.pinned_top);
-        detail::place_buffers(columns_, options_, bound_, space_, placed_);
+        const detail::ArenaBound bound = detail::arena_bound(columns_, born_, dying_);
+        bound_ = bound.bytes;
+        detail::place_buffers(columns_, options_, bound.rounded, space_, placed_);
+        const std::size_t placed_end = detail::arena_end(columns_, placed_.offset);
         out.offsets.assign(live_.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
         out.alignment = alignment;
-        if (placed_.arena > bound_ && pinned_.empty() && slots_laid_out(naive, alignment) < placed_.arena) {
-            out.arena_bytes = slot_top_;  // the best-fit slot plan, laid out
+        if (placed_end > bound_ && pinned_.empty() && slots_laid_out(naive, alignment) < placed_end) {
+            out.arena_bytes = slot_end_;  // the best-fit slot plan, laid out
             out.strategy = ArenaStrategy::slots;
             for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
             for (std::size_t n = 0; n < scratch_.size(); ++n)
                 if (!slots_.scratch[n].is_none()) out.scratch_offsets[n] = slot_offset_[slots_.scratch[n].value];
         } else {
-            out.arena_bytes = placed_.arena;
+            out.arena_bytes = placed_end;
             out.strategy = placed_.strategy;
             const std::size_t owners = live_.owners.size();
             for (std::size_t i = 0; i < columns_.count(); ++i) {
@@ -215,7 +219,7 @@ public:
         return Outcome::complete;
     }
 
-    // The last complete plan's lower bound (sizes rounded up to the alignment).
+    // The last complete plan's lower bound (plan_offsets' lower_bound_bytes).
     [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return bound_; }
 
 private:
@@ -224,15 +228,16 @@ private:
     std::size_t slots_laid_out(std::size_t naive, std::size_t alignment) {
         detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_);
         slot_offset_.resize(slots_.slots.size());
-        slot_top_ = 0;
+        std::size_t top = 0;
+        slot_end_ = 0;
         for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
-            slot_offset_[s] = slot_top_;
+            slot_offset_[s] = top;
             std::size_t c = 0;
-            if (detail::align_up_overflows(slots_.slots[s].capacity, alignment, c) ||
-                detail::add_overflows(slot_top_, c, slot_top_))
+            if (detail::align_up_overflows(slots_.slots[s].capacity, alignment, c) || detail::add_overflows(top, c, top))
                 return detail::size_max;
+            if (slots_.slots[s].capacity > 0) slot_end_ = slot_offset_[s] + slots_.slots[s].capacity;
         }
-        return slot_top_;
+        return slot_end_;
     }
 
     ArenaOptions options_;
@@ -244,7 +249,7 @@ private:
     detail::Placement placed_;
     detail::SlotPool pool_;
     ActivationPlan slots_;
-    std::size_t bound_ = 0, slot_top_ = 0;
+    std::size_t bound_ = 0, slot_end_ = 0;
 };
 
 }  // namespace onnx_runtime_memory

@@ -21,8 +21,9 @@
 namespace onnx_runtime_memory {
 
 struct LowerBounds {
-    // The largest total size live at one node position (sizes rounded up to
-    // the alignment): no arena of offsets can be smaller.
+    // The largest total size live at one node position, each size rounded
+    // up to the alignment but the one on top (the arena ends where its bytes
+    // end): no arena of aligned offsets can be smaller.
     std::size_t offset_bytes = 0;
     // For slot plans: at each position sort the live sizes in decreasing
     // order; the k-th slot must hold the largest k-th size over all
@@ -38,7 +39,7 @@ struct LowerBounds {
 [[nodiscard]] inline expected<LowerBounds, PlanError> lower_bounds(std::span<const Buffer> buffers,
                                                                    std::size_t alignment = 1) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
-    return LowerBounds{detail::peak_live_bytes(buffers, detail::alignment_or_one(alignment)),
+    return LowerBounds{detail::arena_bound(buffers, detail::alignment_or_one(alignment)).bytes,
                        detail::slot_bound(buffers)};
 }
 
@@ -56,7 +57,7 @@ template <size_oracle Oracle>
     if (!sizes.complete()) return std::nullopt;
     std::vector<Buffer> buffers;
     owner_buffers(live, sizes.bytes, buffers);
-    return LowerBounds{detail::peak_live_bytes(buffers, detail::alignment_or_one(alignment)),
+    return LowerBounds{detail::arena_bound(buffers, detail::alignment_or_one(alignment)).bytes,
                        detail::slot_bound(buffers)};
 }
 

@@ -62,7 +62,7 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
 }
 
 struct OrderOptions {
-    std::size_t alignment = 1;                   // sizes rounded up to this, as plan_arena(alignment) counts them
+    std::size_t alignment = 1;                   // every size rounded up to this (the top one's too)
     std::size_t exact_steps = std::size_t{1} << 20;  // transitions of the exact search, in all parts (0: none);
                                                      // each may keep a set: about 100 bytes
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
@@ -259,7 +259,12 @@ template <activation_graph G, size_oracle Oracle>
         const auto bound = [&](const auto& graph) -> std::optional<std::size_t> {
             auto live = compute_liveness(graph, views, options);
             if (!live) return std::nullopt;
-            auto b = lower_bounds(*live, oracle, order_options.alignment);
+            const auto rounded = [&](ValueId v) {  // every size rounded up, as the search counts them
+                std::optional<std::size_t> bytes = oracle(v);
+                if (bytes) *bytes = detail::saturating_align_up(*bytes, detail::alignment_or_one(order_options.alignment));
+                return bytes;
+            };
+            auto b = lower_bounds(*live, rounded);
             return b ? std::optional<std::size_t>(b->offset_bytes) : std::nullopt;
         };
         auto ordered = in_order(g, best.order);

@@ -64,13 +64,14 @@ namespace onnx_runtime_memory {
     OffsetPlan plan;
     plan.alignment = alignment;
     std::vector<std::size_t> born, dying;
-    plan.lower_bound_bytes = std::max(detail::peak_bytes(b, born, dying), b.pinned_top);
+    const detail::ArenaBound bound = detail::arena_bound(b, born, dying);
+    plan.lower_bound_bytes = bound.bytes;
     detail::PlaceSpace space;
     detail::Placement placement;
-    detail::place_buffers(b, options, plan.lower_bound_bytes, space, placement);
+    detail::place_buffers(b, options, bound.rounded, space, placement);
     plan.offsets.assign(buffers.size(), 0);
     for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
-    plan.arena_bytes = placement.arena;
+    plan.arena_bytes = detail::arena_end(b, placement.offset);
     plan.strategy = placement.strategy;
     return plan;
 }

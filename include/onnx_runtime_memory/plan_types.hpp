@@ -197,8 +197,8 @@ struct ArenaPlan {
     // offsets[v]: the owner's offset; a view's is its root owner's;
     // no_offset for values outside the arena. One entry per value id.
     std::vector<std::size_t> offsets;
-    // The arena to allocate: the largest offset + size, sizes rounded up to
-    // the alignment (so a multiple of it).
+    // The arena to allocate: the largest offset + size (offsets are
+    // aligned; the top value's size is not rounded up).
     std::size_t arena_bytes = 0;
     std::size_t alignment = 1;
     ArenaStrategy strategy = ArenaStrategy::sweep;
@@ -238,11 +238,11 @@ struct Buffer {
 // Where each buffer of an offset problem lives: offsets[i] for buffer i.
 struct OffsetPlan {
     std::vector<std::size_t> offsets;
-    // The arena to allocate: the largest offset + size, sizes rounded up to
-    // the alignment (so a multiple of it).
+    // The arena to allocate: the largest offset + size (offsets are
+    // aligned; the top buffer's size is not rounded up).
     std::size_t arena_bytes = 0;
-    // The largest total live at one time, sizes rounded up to the alignment:
-    // no placement of these buffers can be smaller.
+    // The largest total live at one time, sizes rounded up to the alignment
+    // but the top one's: no placement of these buffers can be smaller.
     std::size_t lower_bound_bytes = 0;
     std::size_t alignment = 1;
     ArenaStrategy strategy = ArenaStrategy::sweep;

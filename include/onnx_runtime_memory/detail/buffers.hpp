@@ -12,6 +12,7 @@
 #include "../graph.hpp"
 #include "../plan_types.hpp"
 #include "checked.hpp"
+#include "lower_bounds.hpp"
 #include "overlap.hpp"
 #include "sort.hpp"
 
@@ -28,10 +29,12 @@ struct Buffers {
     std::vector<ValueId> value;
     std::vector<NodeIndex> def, end;
     std::vector<std::size_t> length;  // the caller's lifetime, last - first + 1: what orders by lifetime use
-    std::vector<std::size_t> size;  // rounded up to the alignment
-    std::vector<std::size_t> pin;   // the pinned offset, or no_offset
-    std::size_t pinned = 0;         // how many buffers are pinned
-    std::size_t pinned_top = 0;     // the highest end of a pinned buffer: no arena is smaller
+    std::vector<std::size_t> size;   // rounded up to the alignment
+    std::vector<std::size_t> slack;  // of which past the buffer's own bytes
+    std::vector<std::size_t> pin;    // the pinned offset, or no_offset
+    std::size_t pinned = 0;          // how many buffers are pinned
+    std::size_t pinned_top = 0;      // the highest end of a pinned buffer, rounded up: the free ones go above
+    std::size_t pinned_end = 0;      // the highest end of a pinned buffer's bytes: no arena is smaller
     std::vector<NodeIndex> times;   // working memory of compress_times (kept: re-planning allocates nothing)
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
@@ -99,10 +102,12 @@ inline void compress_times(Buffers& b) {
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);
+    b.slack.resize(n);
     b.length.resize(n);
     b.pin.resize(n);
     b.pinned = 0;
     b.pinned_top = 0;
+    b.pinned_end = 0;
     std::size_t total = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const Buffer& r = buffers[b.value[i]];
@@ -112,38 +117,36 @@ inline void compress_times(Buffers& b) {
         b.pin[i] = r.pinned;
         if (align_up_overflows(r.size, alignment, b.size[i]) || add_overflows(total, b.size[i], total))
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, b.value[i]));
+        b.slack[i] = b.size[i] - r.size;
         if (r.pinned == no_offset) continue;
         std::size_t top = 0;
         if (r.pinned % alignment != 0 || add_overflows(r.pinned, b.size[i], top))
             return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[i]));
         ++b.pinned;
         b.pinned_top = std::max(b.pinned_top, top);
+        b.pinned_end = std::max(b.pinned_end, r.pinned + r.size);
     }
     compress_times(b);
     if (b.pinned > 0) return check_pins(b);
     return {};
 }
 
-// The largest total live at one position (sizes as placed): the lower
-// bound, as peak_live_bytes gives it for the records, in O(n + positions)
-// on the (possibly compressed) positions. make_buffers checked the total.
-[[nodiscard]] inline std::size_t peak_bytes(const Buffers& b, std::vector<std::size_t>& born,
+// The lower bound (see ArenaBound) on the (possibly compressed) positions,
+// pins included: O(n + positions), times log(alignment) when some size is
+// not a multiple of it. make_buffers checked the total.
+[[nodiscard]] inline ArenaBound arena_bound(const Buffers& b, std::vector<std::size_t>& born,
                                             std::vector<std::size_t>& dying) {
-    std::size_t positions = 0;
-    for (std::size_t i = 0; i < b.count(); ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
-    born.assign(positions, 0);
-    dying.assign(positions, 0);
-    for (std::size_t i = 0; i < b.count(); ++i) {
-        born[b.def[i]] += b.size[i];
-        dying[b.end[i]] += b.size[i];
-    }
-    std::size_t live = 0, best = 0;
-    for (std::size_t p = 0; p < positions; ++p) {
-        live += born[p];
-        best = std::max(best, live);
-        live -= dying[p];
-    }
-    return best;
+    ArenaBound bound = arena_bound(b.def, b.end, b.size, b.slack, born, dying);
+    return {std::max(bound.rounded, b.pinned_top), std::max(bound.bytes, b.pinned_end)};
+}
+
+// Where a placement's arena ends: the highest end of a buffer's own bytes
+// (the rounding of the top one is not needed).
+[[nodiscard]] inline std::size_t arena_end(const Buffers& b, const std::vector<std::size_t>& offset) {
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < b.count(); ++i)
+        if (b.size[i] > 0) end = std::max(end, offset[i] + (b.size[i] - b.slack[i]));
+    return end;
 }
 
 }  // namespace onnx_runtime_memory::detail

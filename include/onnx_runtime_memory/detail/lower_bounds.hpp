@@ -34,31 +34,86 @@ namespace onnx_runtime_memory::detail {
     return end;
 }
 
-// The largest total live at one time, each size rounded up to `alignment`:
-// no arena of offsets can be smaller. O(n + T).
-// `born` and `dying` are working memory a caller may keep (no allocation
-// once they are big enough).
-[[nodiscard]] inline std::size_t peak_live_bytes(std::span<const Buffer> buffers, std::size_t alignment,
-                                                 std::vector<std::size_t>& born, std::vector<std::size_t>& dying) {
-    const std::size_t positions = time_span(buffers);
+// The least arena a placement at aligned offsets needs. At one position
+// the live buffers lie one above another, each taking its size rounded up
+// to the alignment except the one on top: the arena ends where its bytes
+// end, so its slack (rounded - size) is not needed. `rounded` is the
+// largest rounded total at one position (what the strategies' aligned
+// arenas are held to); `bytes` that total less the least slack some
+// position at it can put on top: the smallest w such that at one of those
+// positions no live buffer has more slack than w. Positions below the
+// largest total are short of it by a whole alignment, more than any slack.
+struct ArenaBound {
+    std::size_t rounded = 0, bytes = 0;
+};
+
+// On columns: buffer i lives over [first[i], last[i]] and takes rounded[i]
+// bytes, slack[i] of them past its end. O(n + P), times log(largest slack)
+// when some buffer has slack. `born` and `dying` are working memory a
+// caller may keep (no allocation once they are big enough).
+[[nodiscard]] inline ArenaBound arena_bound(std::span<const NodeIndex> first, std::span<const NodeIndex> last,
+                                            std::span<const std::size_t> rounded, std::span<const std::size_t> slack,
+                                            std::vector<std::size_t>& born, std::vector<std::size_t>& dying) {
+    const std::size_t n = first.size();
+    std::size_t positions = 0, most_slack = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        positions = std::max<std::size_t>(positions, std::size_t{last[i]} + 1);
+        most_slack = std::max(most_slack, slack[i]);
+    }
     born.assign(positions, 0);
-    dying.assign(positions, 0);
-    for (const Buffer& b : buffers) {
-        const std::size_t s = saturating_align_up(b.size, alignment);
-        born[b.first] = saturating_add(born[b.first], s);
-        dying[b.last] = saturating_add(dying[b.last], s);
+    dying.assign(positions + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        born[first[i]] = saturating_add(born[first[i]], rounded[i]);
+        dying[last[i]] = saturating_add(dying[last[i]], rounded[i]);
     }
-    std::size_t live_bytes = 0, best = 0;
+    std::size_t live = 0, peak = 0;
     for (std::size_t p = 0; p < positions; ++p) {
-        live_bytes = saturating_add(live_bytes, born[p]);
-        best = std::max(best, live_bytes);
-        live_bytes -= std::min(live_bytes, dying[p]);
+        live = saturating_add(live, born[p]);
+        peak = std::max(peak, live);
+        live -= std::min(live, dying[p]);
     }
-    return best;
+    if (most_slack == 0 || peak == 0) return {peak, peak};
+    live = 0;  // born[p] becomes 1 where the rounded total peaks
+    for (std::size_t p = 0; p < positions; ++p) {
+        live = saturating_add(live, born[p]);
+        born[p] = live == peak;
+        live -= std::min(live, dying[p]);
+    }
+    const auto fits = [&](std::size_t w) {  // a peak position where no live buffer has slack > w
+        std::fill(dying.begin(), dying.end(), 0);
+        for (std::size_t i = 0; i < n; ++i)
+            if (slack[i] > w) {
+                ++dying[first[i]];
+                --dying[std::size_t{last[i]} + 1];  // wraps, and the running count wraps back
+            }
+        std::size_t above = 0;
+        for (std::size_t p = 0; p < positions; ++p) {
+            above += dying[p];
+            if (born[p] == 1 && above == 0) return true;
+        }
+        return false;
+    };
+    std::size_t lo = 0, hi = most_slack;  // hi always fits
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (fits(mid)) hi = mid;
+        else lo = mid + 1;
+    }
+    return {peak, peak - std::min(peak, lo)};
 }
-[[nodiscard]] inline std::size_t peak_live_bytes(std::span<const Buffer> buffers, std::size_t alignment) {
-    std::vector<std::size_t> born, dying;
-    return peak_live_bytes(buffers, alignment, born, dying);
+
+// On records, sizes rounded up to `alignment`. O(n + T) (times log alignment).
+[[nodiscard]] inline ArenaBound arena_bound(std::span<const Buffer> buffers, std::size_t alignment) {
+    const std::size_t n = buffers.size();
+    std::vector<NodeIndex> first(n), last(n);
+    std::vector<std::size_t> rounded(n), slack(n), born, dying;
+    for (std::size_t i = 0; i < n; ++i) {
+        first[i] = buffers[i].first;
+        last[i] = buffers[i].last;
+        rounded[i] = saturating_align_up(buffers[i].size, alignment);
+        slack[i] = rounded[i] - std::min(rounded[i], buffers[i].size);
+    }
+    return arena_bound(first, last, rounded, slack, born, dying);
 }
 
 // The slot bound: the k-th slot must hold the largest k-th live size over

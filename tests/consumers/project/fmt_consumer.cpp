@@ -42,9 +42,9 @@ int main() {
         "complete: peak 32 bytes in 2 slots (one buffer each: 48 bytes, 33.3% saved)",
         "slot 1 / no slot / [0, 1]",
         "node 0 reads value 3 before any node produces it",
-        "complete: arena 128 bytes, aligned to 64, by sweep",
-        "arena 128 bytes (lower bound 128), aligned to 64, by sweep / 16 bytes live [0, 1]",
-        "offsets >= 128 bytes, slots >= 32 bytes",
+        "complete: arena 80 bytes, aligned to 64, by sweep",  // 64 + the top value's 16
+        "arena 80 bytes (lower bound 80), aligned to 64, by sweep / 16 bytes live [0, 1]",
+        "offsets >= 80 bytes, slots >= 32 bytes",
         "peak 8 bytes in 1 slot (one buffer each: 8 bytes, 0.0% saved)",
         "16 bytes live [0, 1], pinned at 64 / input_read_later",
     };
