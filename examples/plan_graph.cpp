@@ -253,6 +253,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         plan.offsets = std::move(offsets->offsets);
         plan.offsets.resize(a.g.value_count(), orm::no_offset);
         plan.arena_bytes = offsets->arena_bytes;
+        plan.proven_bound_bytes = offsets->proven_bound_bytes;
         plan.alignment = offsets->alignment;
         plan.strategy = offsets->strategy;
         a.arena = std::move(plan);
@@ -314,7 +315,8 @@ void print_json(const Analysis& a) {
     fmt::print(
         "{{\"graph\":{},\"file\":{},\"status\":\"{}\",\"nodes\":{},\"values\":{},\"owners\":{},\"views\":{},"
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
-        "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"arena_strategy\":{},"
+        "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"proven_bound_bytes\":{},"
+        "\"arena_strategy\":{},"
         "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
@@ -322,6 +324,7 @@ void print_json(const Analysis& a) {
         number(a.bounds ? std::optional(a.bounds->offset_bytes) : std::nullopt),
         number(a.bounds ? std::optional(a.bounds->slot_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
+        number(a.arena ? std::optional(a.arena->proven_bound_bytes) : std::nullopt),
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
         number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
         a.plan_us, a.arena_us,

@@ -108,11 +108,13 @@ template <class Oracle>
         if (!from_slots) return unexpected(from_slots.error());
         if (from_slots->arena_bytes < placed->arena_bytes) {
             from_slots->dynamic_values = std::move(sizes.unknown);
+            from_slots->proven_bound_bytes = placed->proven_bound_bytes;
             return ArenaStatus::complete(std::move(*from_slots));
         }
     }
     ArenaPlan result;
     result.arena_bytes = placed->arena_bytes;
+    result.proven_bound_bytes = placed->proven_bound_bytes;
     result.alignment = placed->alignment;
     result.strategy = placed->strategy;
     result.offsets.assign(live.value_count(), no_offset);
@@ -199,6 +201,7 @@ public:
         out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
         out.alignment = alignment;
+        out.proven_bound_bytes = detail::proven_bytes(columns_, bound, placed_.proven);
         if (placed_end > bound_ && pinned_.empty() && slots_laid_out(naive, alignment) < placed_end) {
             out.arena_bytes = slot_end_;  // the best-fit slot plan, laid out
             out.strategy = ArenaStrategy::slots;

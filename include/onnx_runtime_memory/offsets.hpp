@@ -72,6 +72,7 @@ namespace onnx_runtime_memory {
     plan.offsets.assign(buffers.size(), 0);
     for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
     plan.arena_bytes = detail::arena_end(b, placement.offset);
+    plan.proven_bound_bytes = detail::proven_bytes(b, bound, placement.proven);
     plan.strategy = placement.strategy;
     return plan;
 }

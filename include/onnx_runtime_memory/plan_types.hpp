@@ -208,6 +208,9 @@ struct ArenaPlan {
     // With PlanOptions::scratch_bytes: scratch_offsets[n] is where node n's
     // workspace starts (no_offset for none). Empty without scratch.
     std::vector<std::size_t> scratch_offsets;
+    // No arena for these sizes is smaller: OffsetPlan::proven_bound_bytes of
+    // the owners' problem (0 from arena_from_slots, which solves none).
+    std::size_t proven_bound_bytes = 0;
 
     [[nodiscard]] std::optional<std::size_t> offset_of(ValueId v) const noexcept {
         if (v >= offsets.size() || offsets[v] == no_offset) return std::nullopt;
@@ -246,6 +249,10 @@ struct OffsetPlan {
     std::size_t lower_bound_bytes = 0;
     std::size_t alignment = 1;
     ArenaStrategy strategy = ArenaStrategy::sweep;
+    // No placement can be smaller either: lower_bound_bytes, raised when the
+    // exact search (ArenaOptions::exact_nodes) proves capacities infeasible.
+    // arena_bytes == proven_bound_bytes: the plan is optimal.
+    std::size_t proven_bound_bytes = 0;
     friend bool operator==(const OffsetPlan&, const OffsetPlan&) = default;
 };
 

@@ -140,6 +140,16 @@ inline void compress_times(Buffers& b) {
     return {std::max(bound.rounded, b.pinned_top), std::max(bound.bytes, b.pinned_end)};
 }
 
+// A bound proven on the rounded sizes (no placement's rounded arena is
+// below it, Placement::proven) in the arena's own bytes: an arena ends at
+// most the largest slack below its rounded end.
+[[nodiscard]] inline std::size_t proven_bytes(const Buffers& b, const ArenaBound& bound, std::size_t proven) {
+    if (proven <= bound.rounded) return bound.bytes;
+    std::size_t most = 0;
+    for (std::size_t s : b.slack) most = std::max(most, s);
+    return std::max(bound.bytes, proven - std::min(proven, most));
+}
+
 // Where a placement's arena ends: the highest end of a buffer's own bytes
 // (the rounding of the top one is not needed).
 [[nodiscard]] inline std::size_t arena_end(const Buffers& b, const std::vector<std::size_t>& offset) {

@@ -18,9 +18,10 @@ namespace onnx_runtime_memory::detail {
 // every tie-break order at each capacity, then doubles the node budget: the
 // search is heavy-tailed, so many short runs of different orders beat one
 // long run. Calls found(arena) with `offset` filled for each plan better
-// than the best.
+// than the best. `known` (at least the lower bound) rises past each capacity
+// the search proves infeasible: no placement is smaller.
 template <class Found>
-void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, std::uint64_t nodes,
+void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::uint64_t nodes,
                   std::chrono::steady_clock::time_point deadline, std::vector<std::size_t>& offset, Found&& found) {
     // The search recurses twice per placed buffer (about 180 bytes of stack
     // each, unoptimised): at most 1,024 buffers keeps it under 400 KB.
@@ -32,7 +33,7 @@ void exact_search(const Buffers& b, std::size_t lower_bound, std::size_t best, s
     // Tie-break orders (OffsetSearch::run): MiniMalloc's section total
     // first, later end first, area first, overlaps first, total then end.
     constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};
-    std::size_t known = lower_bound;  // no smaller arena exists
+    const std::size_t lower_bound = known;
     const std::size_t percent = std::max<std::size_t>(lower_bound / 100, 1);
     for (std::uint64_t budget = 2 * std::uint64_t{b.count()}; nodes > 0 && known < best;
          budget = budget > nodes / 2 ? nodes : budget * 2) {

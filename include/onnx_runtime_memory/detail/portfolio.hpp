@@ -34,6 +34,7 @@ struct Placement {
     std::vector<std::size_t> offset;  // by buffer
     std::size_t arena = 0;
     ArenaStrategy strategy = ArenaStrategy::sweep;
+    std::size_t proven = 0;  // no placement is smaller: the lower bound, raised by the exact search's proofs
 };
 
 // Working memory a caller may keep between problems (ArenaPlanner): when
@@ -63,6 +64,7 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
                           Placement& best) {
     best.arena = sweep(b, best.offset, space.sweep);
     best.strategy = ArenaStrategy::sweep;
+    best.proven = lower_bound;
     const std::size_t n = b.count();
     constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
     std::size_t budget = saturating_mul(options.work_per_owner, std::max(n, least_owners));
@@ -121,7 +123,7 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     }
     const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
-        exact_search(b, lower_bound, best.arena, options.exact_nodes, deadline, space.offset,
+        exact_search(b, best.proven, best.arena, options.exact_nodes, deadline, space.offset,
                      [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
