@@ -35,7 +35,7 @@ struct Buffers {
     std::size_t pinned = 0;          // how many buffers are pinned
     std::size_t pinned_top = 0;      // the highest end of a pinned buffer, rounded up: the free ones go above
     std::size_t pinned_end = 0;      // the highest end of a pinned buffer's bytes: no arena is smaller
-    std::vector<NodeIndex> times;   // working memory of compress_times (kept: re-planning allocates nothing)
+    std::vector<NodeIndex> times;    // working memory of compress_times (kept: re-planning allocates nothing)
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
     [[nodiscard]] bool is_pinned(std::size_t i) const noexcept { return pin[i] != no_offset; }
