@@ -225,6 +225,9 @@ template <activation_graph G, size_oracle Oracle>
         exact.reserve(p.nodes);
         std::size_t budget = order_options.exact_steps;
         bool proven = true;
+        std::vector<std::uint32_t> left = p.users;  // the state before each part, whatever its order
+        std::size_t live = p.initial;
+        detail::PartSpace space;
         for (std::size_t begin = 0; begin < p.nodes;) {
             std::size_t end = begin + 1;
             if (!cut[base[begin]])
@@ -232,12 +235,13 @@ template <activation_graph G, size_oracle Oracle>
             // Sets peaking at the best so far are dropped: a part with no
             // order below it keeps its order, and proves the best optimal.
             std::optional<detail::PartOrder> part;
-            if (end - begin > 1) part = detail::best_part_order(p, base, begin, end, best.peak_bytes, budget);
+            if (end - begin > 1)
+                part = detail::best_part_order(p, base, begin, end, left, live, best.peak_bytes, budget, space);
             if (part && !part->order.empty()) exact.insert(exact.end(), part->order.begin(), part->order.end());
             else exact.insert(exact.end(), base.begin() + static_cast<std::ptrdiff_t>(begin),
                               base.begin() + static_cast<std::ptrdiff_t>(end));
             proven = proven && (part || end - begin == 1);
-            begin = end;
+            for (; begin < end; ++begin) (void)detail::run_node(p, base[begin], left, live);
         }
         consider(std::move(exact), OrderStrategy::exact);
         best.proven_optimal = proven;  // the exact order is optimal, and the best is no higher

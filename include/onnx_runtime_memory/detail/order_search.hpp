@@ -48,15 +48,23 @@ inline std::size_t run_node(const OrderProblem& p, NodeIndex n, std::vector<std:
     return during;
 }
 
+// The bytes live while each step of a complete order runs.
+[[nodiscard]] inline std::vector<std::size_t> step_bytes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
+    std::vector<std::uint32_t> left = p.users;
+    std::vector<std::size_t> during(order.size());
+    std::size_t live = p.initial;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        during[k] = run_node(p, order[k], left, live);
+        if (k == 0) during[k] = saturating_add(during[k], p.at_start);
+    }
+    return during;
+}
+
 // The peak live bytes of a complete order.
 [[nodiscard]] inline std::size_t simulate_peak(const OrderProblem& p, const std::vector<NodeIndex>& order) {
-    std::vector<std::uint32_t> left = p.users;
-    std::size_t live = p.initial, peak = p.nodes == 0 ? p.initial + p.at_start : 0;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const std::size_t during = run_node(p, order[k], left, live);
-        peak = std::max(peak, k == 0 ? saturating_add(during, p.at_start) : during);
-    }
-    return peak;
+    if (order.empty()) return p.nodes == 0 ? p.initial + p.at_start : 0;
+    const auto during = step_bytes(p, order);
+    return *std::max_element(during.begin(), during.end());
 }
 
 // A list schedule: at each step, of the ready nodes, the one `better` ranks
@@ -185,37 +193,55 @@ template <class Better>
 }
 
 // The least peak of the nodes order[begin, end) (a part between cut nodes,
-// or any window of consecutive steps), scheduled after order[0, begin):
-// dynamic programming over the sets of the part's nodes already run, layer
-// by layer, each set keeping its least peak so far; sets whose peak reaches
-// `below` are dropped. Up to 62 nodes and `steps` transitions (decremented);
-// nullopt past either. Deterministic: sets in ascending order, nodes
-// ascending.
+// or any window of consecutive steps), scheduled after order[0, begin),
+// which leave `left` users of each buffer and `live` bytes (the same in
+// every order of those): dynamic programming over the sets of the part's
+// nodes already run, layer by layer, each set keeping its least peak so
+// far; sets whose peak reaches `below` are dropped. Up to 62 nodes and
+// `steps` transitions (decremented); nullopt past either. Deterministic:
+// sets in ascending order, nodes ascending. O(k) set-up besides the
+// transitions: `space` keeps its tables cleared between calls.
 struct PartOrder {
     std::vector<NodeIndex> order;  // empty: no order of the part peaks below `below`
     std::size_t peak = 0;
 };
+struct PartSpace {
+    std::vector<std::uint32_t> local;     // by node: its index in the part (none outside it)
+    std::vector<std::uint64_t> users_in;  // by buffer: the part's nodes using it (0 outside it)
+};
 [[nodiscard]] inline std::optional<PartOrder> best_part_order(const OrderProblem& p, const std::vector<NodeIndex>& order,
-                                                             std::size_t begin, std::size_t end, std::size_t below,
-                                                             std::size_t& steps) {
+                                                             std::size_t begin, std::size_t end,
+                                                             const std::vector<std::uint32_t>& left, std::size_t live,
+                                                             std::size_t below, std::size_t& steps, PartSpace& space) {
     const std::size_t k = end - begin;
     if (k == 0 || k > 62) return std::nullopt;
-    std::vector<std::uint32_t> local(p.nodes, 0xFFFFFFFFu);
+    constexpr std::uint32_t none = 0xFFFFFFFFu;
+    auto& local = space.local;
+    auto& users_in = space.users_in;
+    if (local.size() != p.nodes) local.assign(p.nodes, none);
+    if (users_in.size() != p.buffers()) users_in.assign(p.buffers(), 0);
     for (std::size_t i = 0; i < k; ++i) local[order[begin + i]] = static_cast<std::uint32_t>(i);
     // What the part's nodes wait for inside it, and the part nodes using
     // each buffer; a buffer is freed when those have run and no user is left
     // after the part.
     std::vector<std::uint64_t> waits(k, 0);
-    std::vector<std::uint32_t> left = p.users;
-    std::size_t live = p.initial;  // live just before the part: the same in every order
-    for (std::size_t q = 0; q < begin; ++q) (void)run_node(p, order[q], left, live);
-    std::vector<std::uint64_t> users_in(p.buffers(), 0);
     for (std::size_t i = 0; i < k; ++i) {
         const NodeIndex n = order[begin + i];
         for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
-            if (local[p.preds[j]] != 0xFFFFFFFFu) waits[i] |= std::uint64_t{1} << local[p.preds[j]];
+            if (local[p.preds[j]] != none) waits[i] |= std::uint64_t{1} << local[p.preds[j]];
         for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) users_in[p.uses[j]] |= std::uint64_t{1} << i;
     }
+    const auto clear = [&] {  // on every return: the tables as they were
+        for (std::size_t i = 0; i < k; ++i) {
+            const NodeIndex n = order[begin + i];
+            local[n] = none;
+            for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) users_in[p.uses[j]] = 0;
+        }
+    };
+    struct Cleared {
+        const decltype(clear)& f;
+        ~Cleared() { f(); }
+    } cleared{clear};
     const auto frees = [&](std::uint32_t b) {
         return !p.kept[b] && left[b] == static_cast<std::uint32_t>(std::popcount(users_in[b]));
     };
@@ -262,18 +288,6 @@ struct PartOrder {
     return result;
 }
 
-// The bytes live while each step of a complete order runs.
-[[nodiscard]] inline std::vector<std::size_t> step_bytes(const OrderProblem& p, const std::vector<NodeIndex>& order) {
-    std::vector<std::uint32_t> left = p.users;
-    std::vector<std::size_t> during(order.size());
-    std::size_t live = p.initial;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        during[k] = run_node(p, order[k], left, live);
-        if (k == 0) during[k] = saturating_add(during[k], p.at_start);
-    }
-    return during;
-}
-
 // Lowers an order's peak by re-ordering windows of consecutive steps
 // exactly: the bytes live entering and leaving a window are the same in
 // every order of its nodes, so a window's best order lowers its own steps
@@ -286,6 +300,15 @@ inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>&
                                   std::size_t& steps) {
     const std::size_t N = order.size();
     bool changed = false;
+    PartSpace space;
+    std::vector<std::uint32_t> left;
+    std::size_t live = 0;
+    const auto left_at = [&](std::size_t b) -> const std::vector<std::uint32_t>& {  // the state before step b
+        left = p.users;
+        live = p.initial;
+        for (std::size_t q = 0; q < b; ++q) (void)run_node(p, order[q], left, live);
+        return left;
+    };
     for (;;) {
         const auto during = step_bytes(p, order);
         const std::size_t peak = *std::max_element(during.begin(), during.end());
@@ -296,9 +319,12 @@ inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>&
             const std::size_t starts[3] = {q >= w / 2 ? q - w / 2 : 0, q + 1 >= w ? q + 1 - w : 0, q};
             for (std::size_t b : starts) {
                 b = std::min(b, N - w);
+                if (steps < N) return changed;  // the window's set-up: the steps before it simulated
+                steps -= N;
                 std::size_t s = std::min(steps, window_steps);
                 const std::size_t had = s;
-                auto part = best_part_order(p, order, b, b + w, peak, s);
+                const auto& before = left_at(b);  // sets live too
+                auto part = best_part_order(p, order, b, b + w, before, live, peak, s, space);
                 steps -= had - s;
                 if (part && !part->order.empty()) {
                     std::copy(part->order.begin(), part->order.end(), order.begin() + static_cast<std::ptrdiff_t>(b));
