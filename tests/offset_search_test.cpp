@@ -55,14 +55,16 @@ void cut(std::mt19937& rng, std::uint32_t t0, std::uint32_t t1, std::size_t y0, 
     }
 }
 
-// Cycles through tie-break orders with doubling budgets, as plan_arena does.
+// Cycles through tie-break orders, parts searched afresh or not, with
+// doubling budgets, as plan_arena does.
 Search::Result solve(Search& search, std::size_t capacity, std::vector<std::size_t>& offset) {
     for (std::uint64_t budget = 1000; budget <= 64000; budget *= 2)
-        for (const char* rank : {"TLA", "ELA", "AE", "OL", "TEZ"}) {
-            std::uint64_t nodes = budget;
-            const auto result = search.run(capacity, rank, nodes, offset);
-            if (result != Search::Result::out_of_budget) return result;
-        }
+        for (const char* rank : {"TWA", "TLA", "ELA", "AE", "OL", "TEZ"})
+            for (const bool fresh_parts : {true, false}) {
+                std::uint64_t nodes = budget;
+                const auto result = search.run(capacity, rank, fresh_parts, nodes, offset);
+                if (result != Search::Result::out_of_budget) return result;
+            }
     return Search::Result::out_of_budget;
 }
 
@@ -98,11 +100,13 @@ TEST_CASE("exact search: a capacity too small is proved infeasible") {
     Search search;
     REQUIRE(search.prepare(p.def, p.end, p.size, 1000));
     std::vector<std::size_t> offset;
-    std::uint64_t nodes = 1000;
-    CHECK(search.run(6, "TLA", nodes, offset) == Search::Result::infeasible);
-    nodes = 1000;
-    REQUIRE(search.run(7, "TLA", nodes, offset) == Search::Result::found);
-    CHECK(check_offsets(p, offset, 7).empty());
+    for (const bool fresh_parts : {false, true}) {
+        std::uint64_t nodes = 1000;
+        CHECK(search.run(6, "TLA", fresh_parts, nodes, offset) == Search::Result::infeasible);
+        nodes = 1000;
+        REQUIRE(search.run(7, "TLA", fresh_parts, nodes, offset) == Search::Result::found);
+        CHECK(check_offsets(p, offset, 7).empty());
+    }
 }
 
 TEST_CASE("exact search: the least capacity it finds is the true optimum") {
@@ -145,7 +149,7 @@ TEST_CASE("exact search: the least capacity it finds is the true optimum") {
         std::size_t least = 0;
         for (std::size_t capacity = 1; least == 0; ++capacity) {
             std::uint64_t nodes = 100000;
-            const auto result = search.run(capacity, seed % 2 ? "TLA" : "ELA", nodes, offset);
+            const auto result = search.run(capacity, seed % 2 ? "TLA" : "TWA", seed % 4 >= 2, nodes, offset);
             REQUIRE(result != Search::Result::out_of_budget);
             if (result == Search::Result::found) {
                 REQUIRE(check_offsets(p, offset, capacity).empty());
@@ -162,13 +166,13 @@ TEST_CASE("exact search: empty buffers, no buffers, and a budget that runs out")
     std::uint64_t nodes = 10;
     Problem none;
     REQUIRE(search.prepare(none.def, none.end, none.size, 10));
-    CHECK(search.run(0, "TLA", nodes, offset) == Search::Result::found);
+    CHECK(search.run(0, "TLA", false, nodes, offset) == Search::Result::found);
     CHECK(offset.empty());
 
     Problem empty{{0, 0}, {3, 1}, {0, 5}};  // the empty one takes no bytes and gets offset 0
     REQUIRE(search.prepare(empty.def, empty.end, empty.size, 10));
     nodes = 10;
-    REQUIRE(search.run(5, "TLA", nodes, offset) == Search::Result::found);
+    REQUIRE(search.run(5, "TLA", false, nodes, offset) == Search::Result::found);
     CHECK(offset == std::vector<std::size_t>{0, 0});
 
     // Work beyond the limit is too big to search: here one section spanned
@@ -177,6 +181,6 @@ TEST_CASE("exact search: empty buffers, no buffers, and a budget that runs out")
     CHECK_FALSE(search.prepare(crowd.def, crowd.end, crowd.size, 8));
     REQUIRE(search.prepare(crowd.def, crowd.end, crowd.size, 9));
     nodes = 1;
-    CHECK(search.run(3, "TLA", nodes, offset) == Search::Result::out_of_budget);
+    CHECK(search.run(3, "TLA", false, nodes, offset) == Search::Result::out_of_budget);
     CHECK(nodes == 0);
 }

@@ -30,9 +30,14 @@ void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::u
     constexpr std::size_t max_buffers = 1024, max_work = std::size_t{1} << 22;
     OffsetSearch search;
     if (b.count() > max_buffers || !search.prepare(b.def, b.end, b.size, b.length, max_work)) return;
-    // Tie-break orders (OffsetSearch::run): MiniMalloc's section total
-    // first, later end first, area first, overlaps first, total then end.
-    constexpr const char* ranks[] = {"TLA", "ELA", "AE", "OL", "TEZ"};
+    // Tie-break orders (OffsetSearch::run), each the first to finish on
+    // some hard instance: MiniMalloc's, searching its parts afresh as it
+    // does, and ours, keeping the canonical order across parts.
+    struct Order {
+        const char* rank;
+        bool fresh_parts;
+    };
+    constexpr Order orders[] = {{"TWA", true}, {"TLA", false}, {"ELA", false}, {"TAW", false}, {"TEZ", false}, {"OL", false}};
     const std::size_t lower_bound = known;
     const std::size_t percent = std::max<std::size_t>(lower_bound / 100, 1);
     for (std::uint64_t budget = 2 * std::uint64_t{b.count()}; nodes > 0 && known < best;
@@ -47,10 +52,10 @@ void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::u
             if (capacity >= best) break;
             if (rung > 0 && capacity == last) continue;  // a proof raised `known` past this rung
             last = capacity;
-            for (const char* rank : ranks) {
-                const std::uint64_t given = std::min(rung == 0 ? 2 * budget : budget, nodes);
+            for (const auto& [rank, fresh_parts] : orders) {
+                const std::uint64_t given = std::min(rung == 0 ? 2 * budget : budget / 2, nodes);
                 std::uint64_t left = given;
-                const auto result = search.run(capacity, rank, left, offset, deadline);
+                const auto result = search.run(capacity, rank, fresh_parts, left, offset, deadline);
                 nodes -= given - left;
                 if (result == OffsetSearch::Result::found) {
                     best = 0;

@@ -14,7 +14,11 @@
 //     offset (nothing goes lower any more), the lowest min offset of the
 //     section's unplaced buffers;
 //   - independent parts: once no unplaced buffer crosses a section
-//     boundary, each side is solved on its own (no thrashing between them).
+//     boundary, each side is solved on its own (no thrashing between them),
+//     from scratch as MiniMalloc solves its sub-partitions: the part's
+//     buffers ranked anew (the section totals now count only what is
+//     unplaced) and the canonical order started over, once the whole
+//     placement has passed the section check.
 // Within its node budget the search is complete: `infeasible` is a proof
 // that the capacity is too small.
 #pragma once
@@ -113,14 +117,14 @@ public:
         }
         // The tie-break keys (see run), larger first.
         for (auto& k : key_) k.assign(n_, 0);
-        for (std::size_t i = 0; i < n_; ++i) {
-            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) key_[0][i] = std::max(key_[0][i], total0_[s]);
+        for (std::size_t i = 0; i < n_; ++i) {  // key_[0], T, is taken per part (split)
             key_[1][i] = hi_[i] - lo_[i];
             if (mul_overflows(size[i], length[i], key_[2][i])) key_[2][i] = size_max;
             key_[3][i] = size[i];
             key_[4][i] = overlap_begin_[i + 1] - overlap_begin_[i];
             key_[5][i] = end[i];
             key_[6][i] = std::numeric_limits<std::uint32_t>::max() - def[i];
+            key_[7][i] = length[i];
         }
         return true;
     }
@@ -130,19 +134,25 @@ public:
     // (decremented) or at `deadline`, then out_of_budget.
     //
     // `rank` breaks ties between buffers at the same offset: letters, each a
-    // key compared in turn, larger first: T the largest total size live in
-    // a section the buffer spans, L its lifetime in sections, A size x
-    // lifetime in positions, Z size, O the number of buffers it overlaps,
-    // E its end, S the earlier start; then the buffer index. The search
-    // is heavy-tailed: one order may finish in a few hundred nodes where
-    // another needs millions, so callers should cycle through several.
-    [[nodiscard]] Result run(std::size_t capacity, const char* rank, std::uint64_t& nodes,
+    // key compared in turn, larger first: T the largest total size of the
+    // unplaced buffers in a section the buffer spans (when its part is
+    // made), L its lifetime in sections, W its lifetime in positions, A
+    // size x W, Z size, O the number of buffers it overlaps, E its end, S
+    // the earlier start; then the buffer index. MiniMalloc's letters mean
+    // the same. The search is heavy-tailed: one order may finish in a few
+    // hundred nodes where another needs millions, so callers should cycle
+    // through several.
+    [[nodiscard]] Result run(std::size_t capacity, const char* rank, bool fresh_parts, std::uint64_t& nodes,
                              std::vector<std::size_t>& offset,
                              std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
         capacity_ = capacity;
+        fresh_parts_ = fresh_parts;
         nodes_ = &nodes;
         deadline_ = deadline;
-        rank_buffers(rank);
+        keys_.clear();
+        for (const char* c = rank; *c; ++c)
+            for (std::size_t l = 0; l + 1 < sizeof key_letters; ++l)
+                if (key_letters[l] == *c) keys_.push_back(&key_[l]);
         min_off_.assign(n_, 0);
         floor_.assign(sections_, 0);
         low_.assign(sections_, 0);
@@ -151,11 +161,13 @@ public:
         cut_ = cut0_;
         placed_.assign(n_, 0);
         solution_.assign(n_, 0);
+        rank_.assign(n_, 0);
         trail_.clear();
+        rank_trail_.clear();
         list_.clear();
         for (std::uint32_t i = 0; i < n_; ++i)
-            if ((*size_)[i] > 0) list_.push_back({0, rank_[i], i});
-        const Result r = split(0, sections_, 0, list_.size(), 0, 0);
+            if ((*size_)[i] > 0) list_.push_back({0, 0, i});
+        const Result r = floors_fit(0, sections_, 0) ? split(0, sections_, 0, list_.size(), 0, 0, true) : Result::infeasible;
         if (r == Result::found) offset = solution_;
         return r;
     }
@@ -171,44 +183,62 @@ private:
         std::size_t old;
     };
     static constexpr std::uint32_t section_bit = 0x80000000u;
-    static constexpr char key_letters[] = "TLAZOES";  // key_[k] for each letter
+    static constexpr char key_letters[] = "TLAZOESW";  // key_[k] for each letter
 
-    void rank_buffers(const char* rank) {
-        std::vector<const std::vector<std::size_t>*> keys;
-        for (const char* c = rank; *c; ++c)
-            for (std::size_t l = 0; l + 1 < sizeof key_letters; ++l)
-                if (key_letters[l] == *c) keys.push_back(&key_[l]);
-        std::vector<std::uint32_t> order(n_);
-        std::iota(order.begin(), order.end(), 0u);
+    // Ranks the buffers of list_[begin, end) by the keys (T from the
+    // section totals as they stand), 0 first, saving the old ranks.
+    void rank_part(std::size_t begin, std::size_t end) {
+        auto& order = order_;
+        order.clear();
+        for (std::size_t k = begin; k < end; ++k) {
+            const std::uint32_t i = list_[k].buffer;
+            order.push_back(i);
+            std::size_t t = 0;
+            for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) t = std::max(t, total_[s]);
+            key_[0][i] = t;
+        }
         // Each key descending, ties to the lower index: two keys a pass, the
         // least significant first (ties keep their order).
-        for (std::size_t j = keys.size(); j > 0;) {
-            const std::vector<std::size_t>& minor = *keys[--j];
-            const std::vector<std::size_t>* major = j > 0 ? keys[--j] : nullptr;
+        sort_by(order, [](std::uint32_t x) { return x; });
+        for (std::size_t j = keys_.size(); j > 0;) {
+            const std::vector<std::size_t>& minor = *keys_[--j];
+            const std::vector<std::size_t>* major = j > 0 ? keys_[--j] : nullptr;
             sort_by(order, [&](std::uint32_t x) { return major ? descending((*major)[x]) : 0; },
                     [&](std::uint32_t x) { return descending(minor[x]); });
         }
-        rank_.assign(n_, 0);
-        for (std::uint32_t r = 0; r < n_; ++r) rank_[order[r]] = r;
+        for (std::uint32_t r = 0; r < order.size(); ++r) {
+            rank_trail_.push_back({order[r], rank_[order[r]]});
+            rank_[order[r]] = r;
+        }
+        for (std::size_t k = begin; k < end; ++k) list_[k].rank = rank_[list_[k].buffer];
     }
 
     // Solves the unplaced buffers of list_[begin, end) inside sections
     // [lo, hi), one independent part at a time (split at every boundary no
-    // unplaced buffer crosses). A part keeps the canonical order so far:
-    // the part of a canonical placement is canonical too.
+    // unplaced buffer crosses). With `rank_anew` each part is ranked anew
+    // and searched from offset 0 on: its placements need not follow the
+    // ones before it (MiniMalloc's sub-partitions). Else the part keeps the
+    // ranks and the canonical order so far: the part of a canonical
+    // placement is canonical too. Both are complete.
     Result split(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t last_off,
-                 std::uint32_t last_rank) {
+                 std::uint32_t last_rank, bool rank_anew) {
         std::uint32_t from = lo;
         for (std::uint32_t s = lo; s < hi; ++s) {
             if (s + 1 < hi && cut_[s] > 0) continue;
-            const std::size_t part = list_.size();
+            const std::size_t part = list_.size(), ranks = rank_trail_.size();
             for (std::size_t k = begin; k < end; ++k) {
                 const std::uint32_t i = list_[k].buffer;
                 if (!placed_[i] && lo_[i] >= from && hi_[i] <= s + 1) list_.push_back({min_off_[i], rank_[i], i});
             }
-            std::sort(list_.begin() + static_cast<std::ptrdiff_t>(part), list_.end());
             Result r = Result::found;
-            if (list_.size() > part) r = search(from, s + 1, part, list_.size(), last_off, last_rank);
+            if (list_.size() > part) {
+                if (rank_anew) rank_part(part, list_.size());
+                std::sort(list_.begin() + static_cast<std::ptrdiff_t>(part), list_.end());
+                r = rank_anew ? search(from, s + 1, part, list_.size(), 0, 0)
+                              : search(from, s + 1, part, list_.size(), last_off, last_rank);
+            }
+            for (std::size_t k = rank_trail_.size(); k-- > ranks;) rank_[rank_trail_[k].buffer] = rank_trail_[k].old;
+            rank_trail_.resize(ranks);
             list_.resize(part);
             if (r != Result::found) return r;
             from = s + 1;
@@ -219,11 +249,7 @@ private:
     // list_[begin, end): exactly the unplaced buffers of this part, sorted.
     Result search(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t last_off,
                   std::uint32_t last_rank) {
-        if (*nodes_ == 0 || ((*nodes_ & 255u) == 0 && std::chrono::steady_clock::now() >= deadline_))
-            return Result::out_of_budget;
-        --*nodes_;
         if (begin == end) return Result::found;
-        if (!fits(lo, hi, begin, end, last_off)) return Result::infeasible;
         std::size_t min_height = std::numeric_limits<std::size_t>::max();
         for (std::size_t k = begin; k < end; ++k)
             min_height = std::min(min_height, list_[k].off + (*size_)[list_[k].buffer]);
@@ -231,14 +257,21 @@ private:
             const Candidate c = list_[k];
             if (c.off >= min_height) break;  // an unplaced buffer would fit wholly below: a gap
             if (c.off < last_off || (c.off == last_off && c.rank < last_rank)) continue;
+            // A node: one placement tried.
+            if (*nodes_ == 0 || ((*nodes_ & 255u) == 0 && std::chrono::steady_clock::now() >= deadline_))
+                return Result::out_of_budget;
+            --*nodes_;
             const std::size_t mark = trail_.size(), child = list_.size();
             Result r;
             const Placed placed = place(c.buffer, c.off);
-            if (placed.splits) {
-                r = split(lo, hi, begin, end, c.off, c.rank);
-            } else {
+            // The section check over the whole part, before the child's list
+            // is made (most placements fail it) and before any split.
+            if (!floors_fit(lo, hi, c.off)) r = Result::infeasible;
+            else {
                 child_list(begin, end, c.buffer, mark);
-                r = search(lo, hi, child, list_.size(), c.off, c.rank);
+                if (!lows_fit(lo, hi, child, list_.size(), c.off)) r = Result::infeasible;
+                else if (placed.splits) r = split(lo, hi, child, list_.size(), c.off, c.rank, fresh_parts_);
+                else r = search(lo, hi, child, list_.size(), c.off, c.rank);
             }
             list_.resize(child);
             unplace(c.buffer, mark);
@@ -311,16 +344,21 @@ private:
         placed_[i] = 0;
     }
 
-    // The section check (see the top of this file). The list is sorted by
-    // min offset, so a section's lowest min offset is that of the first
-    // buffer in the list covering it; next_ skips sections already set.
-    // O(list + sections).
-    [[nodiscard]] bool fits(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t off) {
-        const auto too_high = [&](std::uint32_t s, std::size_t floor) {
-            return floor > capacity_ || total_[s] > capacity_ - floor;
-        };
-        for (std::uint32_t s = lo; s < hi; ++s)  // first without the min offsets: cheaper, and often enough
+    // The section check (see the top of this file), in two steps. A
+    // section's unplaced buffers do not fit above `floor`.
+    [[nodiscard]] bool too_high(std::uint32_t s, std::size_t floor) const noexcept {
+        return floor > capacity_ || total_[s] > capacity_ - floor;
+    }
+    // First without the min offsets: cheaper, and often enough. O(sections).
+    [[nodiscard]] bool floors_fit(std::uint32_t lo, std::uint32_t hi, std::size_t off) const noexcept {
+        for (std::uint32_t s = lo; s < hi; ++s)
             if (too_high(s, total_[s] > 0 ? std::max(off, floor_[s]) : floor_[s])) return false;
+        return true;
+    }
+    // Then with them. The list is sorted by min offset, so a section's
+    // lowest min offset is that of the first buffer in the list covering
+    // it; next_ skips sections already set. O(list + sections).
+    [[nodiscard]] bool lows_fit(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t off) {
         for (std::uint32_t s = lo; s <= hi; ++s) next_[s] = s;
         const auto find = [&](std::uint32_t s) {
             while (next_[s] != s) s = next_[s] = next_[next_[s]];
@@ -339,6 +377,7 @@ private:
     }
 
     std::size_t n_ = 0, capacity_ = 0;
+    bool fresh_parts_ = false;
     std::uint32_t sections_ = 0;
     std::uint64_t* nodes_ = nullptr;
     std::chrono::steady_clock::time_point deadline_;
@@ -346,7 +385,13 @@ private:
     std::vector<std::uint32_t> lo_, hi_, overlaps_, cut0_, cut_, rank_, next_;  // by buffer, pair or section
     std::vector<std::size_t> overlap_begin_, total0_, total_, min_off_, floor_, low_, solution_;
     std::vector<std::uint8_t> placed_;
+    struct RankUndo {
+        std::uint32_t buffer, old;
+    };
     std::vector<Undo> trail_;
+    std::vector<RankUndo> rank_trail_;
+    std::vector<std::uint32_t> order_;                 // rank_part's working memory
+    std::vector<const std::vector<std::size_t>*> keys_;  // the keys of `rank`, in order
     std::vector<std::size_t> key_[sizeof key_letters - 1];
     std::vector<Candidate> list_, raised_;  // list_: the candidate lists of the nodes on the path, stacked
 };
