@@ -25,6 +25,7 @@
 #include "ir/minimalloc.hpp"
 #include "ir/views.hpp"
 #include "synthetic.hpp"
+#include "tflite_baselines.hpp"
 
 namespace orm = onnx_runtime_memory;
 
@@ -205,12 +206,21 @@ int main(int argc, char** argv) {
     // The slot strategies on the same graphs, printed after the table.
     std::string slot_rows;
     const auto fmt_row = [](const std::string& name, const orm::Liveness& live, auto oracle, std::size_t bound) {
-        std::size_t peak[3];
+        std::size_t peak[5];
         const orm::SlotStrategy strategies[] = {orm::SlotStrategy::best_fit, orm::SlotStrategy::in_order_growth,
-                                                orm::SlotStrategy::greedy_by_size};
-        for (int k = 0; k < 3; ++k) peak[k] = orm::plan_activations(live, oracle, strategies[k])->plan().peak_bytes;
-        char line[256];
-        std::snprintf(line, sizeof line, "%-26s %14zu %16zu %15zu %14zu\n", name.c_str(), peak[0], peak[1], peak[2], bound);
+                                                orm::SlotStrategy::greedy_by_size, orm::SlotStrategy::greedy_by_distance,
+                                                orm::SlotStrategy::least};
+        for (int k = 0; k < 5; ++k) peak[k] = orm::plan_activations(live, oracle, strategies[k])->plan().peak_bytes;
+        std::vector<orm::Buffer> records;  // the owners, by first use
+        for (orm::ValueId v : live.owners) records.push_back({*oracle(v), live.intervals[v].def, live.intervals[v].use_end});
+        const std::size_t peer[4] = {tflite_like::greedy_in_order(records), tflite_like::greedy_by_breadth(records),
+                                     tflite_like::greedy_by_size_dist(records),
+                                     records.size() <= 1000 ? tflite_like::min_cost_flow(records) : tflite_like::none};
+        const std::size_t best_peer = *std::min_element(std::begin(peer), std::end(peer));
+        char line[320];
+        std::snprintf(line, sizeof line, "%-22s %11zu %11zu %11zu %11zu %11zu | %11zu %11zu %11zu %11s | %11zu %11zu\n",
+                      name.c_str(), peak[0], peak[1], peak[2], peak[3], peak[4], peer[0], peer[1], peer[2],
+                      peer[3] == tflite_like::none ? "-" : std::to_string(peer[3]).c_str(), best_peer, bound);
         return std::string(line);
     };
     std::vector<std::filesystem::path> files;
@@ -249,8 +259,12 @@ int main(int argc, char** argv) {
         slot_rows += fmt_row(g.name(), *live, orm::static_size_oracle(g), bounds->slot_bytes);
     }
     
-    std::printf("\nslot plans on the corpus: best fit (default) and the opt-in strategies, bytes\n");
-    std::printf("%-26s %14s %16s %15s %14s\n", "graph", "best fit", "in-order growth", "greedy by size", "slot bound");
+    std::printf("\nslot plans on the corpus, bytes: best fit (default) and the opt-in strategies (SlotStrategy) | TFLite's shared-object\n"
+                "strategies (in order, by breadth, by size with distance priority, min-cost flow up to 1,000 owners) | the\n"
+                "best of them, and the slot bound (positional maximums)\n");
+    std::printf("%-22s %11s %11s %11s %11s %11s | %11s %11s %11s %11s | %11s %11s\n", "graph", "best fit", "growth",
+                "by size", "by distance", "least", "in order", "breadth", "size+dist", "min-cost", "best TFLite",
+                "slot bound");
     std::printf("%s", slot_rows.c_str());
 
     // MiniMalloc's hard instances: greedy strategies, the skyline, then the

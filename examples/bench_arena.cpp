@@ -25,6 +25,7 @@
 
 #include "ir/minimalloc.hpp"
 #include "synthetic.hpp"
+#include "tflite_baselines.hpp"
 
 namespace orm = onnx_runtime_memory;
 using synthetic::Synthetic;
@@ -45,44 +46,6 @@ double median_of(int reps, F&& f) {
     }
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
-}
-
-// TFLite's greedy-by-size offsets (delegates/gpu/common/memory_management/
-// greedy_by_size_assignment.cc): tensors by decreasing size, each into the
-// smallest gap among the placed tensors it meets in time, scanned in offset
-// order, else above them. Sizes rounded up to `alignment` first.
-std::size_t tflite_greedy_by_size(const std::vector<orm::Buffer>& buffers, std::size_t alignment) {
-    struct Placed {
-        std::size_t offset, size;
-        orm::NodeIndex first, last;
-    };
-    std::vector<std::uint32_t> order(buffers.size());
-    std::iota(order.begin(), order.end(), 0u);
-    const auto rounded = [&](std::uint32_t i) { return (buffers[i].size + alignment - 1) / alignment * alignment; };
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return rounded(a) > rounded(b); });
-    std::vector<Placed> by_offset;
-    std::size_t arena = 0;
-    for (std::uint32_t i : order) {
-        const std::size_t size = rounded(i);
-        if (size == 0) continue;
-        const orm::Buffer& t = buffers[i];
-        std::size_t best = orm::no_offset, best_gap = orm::no_offset, prev_end = 0;
-        for (const Placed& p : by_offset) {
-            if (p.last < t.first || t.last < p.first) continue;
-            if (p.offset >= prev_end && p.offset - prev_end >= size && p.offset - prev_end < best_gap) {
-                best_gap = p.offset - prev_end;
-                best = prev_end;
-            }
-            prev_end = std::max(prev_end, p.offset + p.size);
-        }
-        if (best == orm::no_offset) best = prev_end;
-        const Placed placed{best, size, t.first, t.last};
-        by_offset.insert(std::upper_bound(by_offset.begin(), by_offset.end(), placed,
-                                          [](const Placed& a, const Placed& b) { return a.offset < b.offset; }),
-                         placed);
-        arena = std::max(arena, best + size);
-    }
-    return arena;
 }
 
 std::vector<orm::Buffer> owner_records(const orm::Liveness& live, const std::vector<std::size_t>& sizes) {
@@ -143,7 +106,7 @@ int main(int argc, char** argv) {
             if (nodes <= 20000) {
                 const auto records = owner_records(*live, s.sizes);
                 std::size_t arena = 0;
-                const double peer_ms = 1e3 * median_of(1, [&] { arena = tflite_greedy_by_size(records, alignment); });
+                const double peer_ms = 1e3 * median_of(1, [&] { arena = tflite_like::greedy_by_size_offsets(records, alignment); });
                 std::snprintf(peer, sizeof peer, "%11.1f %9.4f", peer_ms, static_cast<double>(arena) / static_cast<double>(bound));
             }
             char ratio[16] = "      ";

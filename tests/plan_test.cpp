@@ -214,7 +214,7 @@ TEST_CASE("planning is deterministic and planning from a kept liveness gives the
     CHECK(p1.peak_bytes <= p1.naive_bytes);
 }
 
-TEST_CASE("opt-in slot strategies: in-order with growth, greedy by size") {
+TEST_CASE("opt-in slot strategies: in-order with growth, greedy by size, by distance, the least") {
     // a 16 [0,1], b 16 [1,2], c 32 [2,2]: the seed opens a third slot for c;
     // with growth, a's free 16-byte slot grows to 32.
     ir::Builder b("grow");
@@ -244,4 +244,23 @@ TEST_CASE("opt-in slot strategies: in-order with growth, greedy by size") {
     CHECK(slot(h, p, "u") == 3);
     CHECK(p.peak_bytes == 2800);
     CHECK(orm::validate(h, {}, p, orm::static_size_oracle(h)).has_value());
+
+    // By distance: the positional maximums are 1200, 800, 400, 400, so s
+    // (position 0) opens slot 0, q (position 1) slot 1. Then t [2,3], one
+    // position after q, joins q's slot (ties to the earlier owner: u [3,3]
+    // is one after s too); u joins s's; p and r [0,1] meet everything and
+    // open slots 2 and 3.
+    auto by_distance = orm::plan_activations(*hl, orm::static_size_oracle(h), orm::SlotStrategy::greedy_by_distance);
+    const auto& d = by_distance->plan();
+    CHECK(capacities(d) == std::vector<std::size_t>{1200, 800, 400, 400});
+    CHECK(slot(h, d, "s") == 0);
+    CHECK(slot(h, d, "q") == 1);
+    CHECK(slot(h, d, "t") == 1);
+    CHECK(slot(h, d, "u") == 0);
+    CHECK(slot(h, d, "p") == 2);
+    CHECK(slot(h, d, "r") == 3);
+    CHECK(orm::validate(h, {}, d, orm::static_size_oracle(h)).has_value());
+    // The least of them: a tie at 2800 keeps the earliest, best fit.
+    auto least = orm::plan_activations(*hl, orm::static_size_oracle(h), orm::SlotStrategy::least);
+    CHECK(least->plan() == orm::plan_activations(*hl, orm::static_size_oracle(h))->plan());
 }

@@ -469,13 +469,17 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
         if (ref <= size_max && bounds->slot_bytes != static_cast<std::size_t>(ref))
             return "the slot lower bound differs from the reference's";
     }
-    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size}) {
+    std::size_t least_of = slots->plan().peak_bytes;  // the least of best fit and the opt-in strategies
+    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size,
+                          orm::SlotStrategy::greedy_by_distance, orm::SlotStrategy::least}) {
         auto other = orm::plan_activations(*live, oracle, strategy);
         if (!other || !other->is_complete()) return "a slot strategy failed";
         if (auto ok = orm::validate(c, views, other->plan(), oracle, c.options()); !ok)
             return "slot strategy " + std::to_string(static_cast<int>(strategy)) + ": " + ok.error().message();
         if (other->plan().peak_bytes < bounds->slot_bytes || other->plan().peak_bytes > other->plan().naive_bytes)
             return "a slot strategy's peak is outside [slot bound, naive]";
+        if (strategy != orm::SlotStrategy::least) least_of = std::min(least_of, other->plan().peak_bytes);
+        else if (other->plan().peak_bytes != least_of) return "SlotStrategy::least is not the least of the others";
     }
     // Mutation: put an owner onto another it meets in time, no larger than it.
     for (ValueId x : live->owners)

@@ -8,11 +8,13 @@
 #include <iterator>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "detail/lower_bounds.hpp"
 #include "detail/slot_pool.hpp"
 #include "errors.hpp"
@@ -127,14 +129,129 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
     plan.naive_bytes = naive_bytes;
 }
 
-// plan_activations from a liveness known to be well formed. The strategy is
-// a template argument so that a caller of one strategy compiles only it.
+// The gap in positions between `iv` and the nearest interval of `taken`
+// (sorted by def, disjoint), or size_max when one of them meets it.
+[[nodiscard]] inline std::size_t gap_to(const std::vector<Interval>& taken, const Interval& iv) {
+    const auto next = std::lower_bound(taken.begin(), taken.end(), iv.def,
+                                       [](const Interval& x, NodeIndex d) { return x.def < d; });
+    if (next != taken.end() && next->def <= iv.use_end) return size_max;
+    if (next != taken.begin() && std::prev(next)->use_end >= iv.def) return size_max;
+    std::size_t gap = size_max;
+    if (next != taken.end()) gap = std::size_t{next->def} - iv.use_end;
+    if (next != taken.begin()) gap = std::min<std::size_t>(gap, std::size_t{iv.def} - std::prev(next)->use_end);
+    return gap;
+}
+
+// Greedy by size with distance priority (Pisarchyk & Lee 2020, as TFLite's
+// GPU delegate plans shared objects). The positional maximums are the k-th
+// largest size live at a position, at its largest over positions; an
+// owner's position is the last k whose maximum is at least its size. The
+// next owner is the one of least position, then the one nearest in time to
+// the owners of a slot it could join, then the larger; it joins that slot
+// (which grows to its size if smaller), else opens one. Each slot keeps its
+// owners' intervals by def; an owner keeps its nearest slot, recomputed
+// over every slot when that one gets an owner it meets.
+// O(n (n + slots) log n).
+inline void assign_slots_by_distance(const Liveness& live, const std::vector<std::size_t>& sizes,
+                                     std::size_t naive_bytes, ActivationPlan& plan) {
+    const auto& owners = live.owners;
+    const std::size_t n = owners.size();
+    std::vector<Buffer> records(n);
+    for (std::size_t k = 0; k < n; ++k)
+        records[k] = Buffer{sizes[owners[k]], live.intervals[owners[k]].def, live.intervals[owners[k]].use_end};
+    const auto order = by_decreasing_size(records);
+    std::vector<std::uint32_t> most, position(n);
+    most_live_by_size(records, order, most);
+    for (std::size_t k = 0; k < n; ++k) position[order[k]] = most[k] - 1;  // the owner itself counts
+    constexpr auto no_slot = std::numeric_limits<std::uint32_t>::max();
+    std::vector<std::size_t> gap(n, size_max);       // to the nearest slot it could join
+    std::vector<std::uint32_t> nearest(n, no_slot);  // that slot
+    std::vector<std::uint8_t> placed(n, 0);
+    std::vector<std::vector<Interval>> taken;  // by slot, sorted by def
+    plan.assignments.assign(live.value_count(), SlotId::none());
+    plan.slots.clear();
+    const auto before = [&](std::size_t a, std::size_t b) {
+        if (position[a] != position[b]) return position[a] < position[b];
+        if (gap[a] != gap[b]) return gap[a] < gap[b];
+        return records[a].size > records[b].size;
+    };
+    for (std::size_t step = 0; step < n; ++step) {
+        std::size_t pick = n;
+        for (std::size_t k = 0; k < n; ++k)
+            if (!placed[k] && (pick == n || before(k, pick))) pick = k;
+        const Interval iv = live.intervals[owners[pick]];
+        const bool opens = gap[pick] == size_max;
+        const std::uint32_t s = opens ? static_cast<std::uint32_t>(taken.size()) : nearest[pick];
+        if (opens) {
+            taken.emplace_back();
+            plan.slots.push_back(SlotInfo{SlotId{s}, 0});
+        }
+        plan.slots[s].capacity = std::max(plan.slots[s].capacity, records[pick].size);
+        auto& t = taken[s];
+        t.insert(std::lower_bound(t.begin(), t.end(), iv.def, [](const Interval& x, NodeIndex d) { return x.def < d; }), iv);
+        plan.assignments[owners[pick]] = SlotId{s};
+        placed[pick] = 1;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (placed[k]) continue;
+            const Interval other = live.intervals[owners[k]];
+            const std::size_t g = gap_to(t, other);
+            if (g < gap[k]) {
+                gap[k] = g;
+                nearest[k] = s;
+            } else if (g == size_max && nearest[k] == s) {  // its nearest slot now holds an owner it meets
+                gap[k] = size_max;
+                nearest[k] = no_slot;
+                for (std::uint32_t o = 0; o < taken.size(); ++o)
+                    if (const std::size_t h = gap_to(taken[o], other); h < gap[k]) {
+                        gap[k] = h;
+                        nearest[k] = o;
+                    }
+            }
+        }
+    }
+    plan.peak_bytes = 0;
+    for (const auto& slot : plan.slots) plan.peak_bytes += slot.capacity;  // each a distinct owner's size: <= naive
+    plan.naive_bytes = naive_bytes;
+}
+
+// The strategies that see every owner at once: greedy by size, by
+// distance, or the least of every strategy (ties to the earlier of best
+// fit, growth, by size, by distance; by distance only where its n^2 steps
+// fit in 1,024 per owner, at least 4,096 owners' worth, as the arena's
+// strategies are budgeted).
+inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, const std::vector<std::size_t>& sizes,
+                                 std::size_t naive_bytes, ActivationPlan& plan) {
+    if (strategy == SlotStrategy::greedy_by_size) return assign_slots_by_size(live, sizes, naive_bytes, plan);
+    if (strategy == SlotStrategy::greedy_by_distance) return assign_slots_by_distance(live, sizes, naive_bytes, plan);
+    Schedule schedule;
+    make_schedule(live, schedule);
+    SlotPool pool;
+    assign_slots(live, schedule, sizes, naive_bytes, pool, plan);
+    ActivationPlan other;
+    const auto keep_least = [&] {
+        if (other.peak_bytes < plan.peak_bytes) std::swap(plan, other);
+    };
+    assign_slots(live, schedule, sizes, naive_bytes, pool, other, true);
+    keep_least();
+    assign_slots_by_size(live, sizes, naive_bytes, other);
+    keep_least();
+    const std::size_t n = live.owners.size();
+    if (saturating_mul(n, n) <= saturating_mul(1024, std::max<std::size_t>(n, 4096))) {
+        assign_slots_by_distance(live, sizes, naive_bytes, other);
+        keep_least();
+    }
+}
+
+// plan_activations from a liveness known to be well formed. The walks in
+// execution order are a template argument so that a caller of one compiles
+// only it; every other strategy is one function (assign_slots_offline).
 // With UnknownSizes::dynamic, owners of unknown size leave the liveness and
 // the rest is planned.
 template <SlotStrategy strategy, class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
                                                          UnknownSizes policy = UnknownSizes::defer,
-                                                         std::span<const std::size_t> scratch = {}) {
+                                                         std::span<const std::size_t> scratch = {},
+                                                         SlotStrategy offline = strategy) {
     auto request = size_for_plan(live, oracle, policy, scratch);
     if (!request) return unexpected(request.error());
     auto& sizes = request->sizes;
@@ -142,8 +259,8 @@ template <SlotStrategy strategy, class Oracle>
     const Liveness& planned = request->planned(live);
     const std::size_t naive = request->naive_bytes;
     ActivationPlan plan;
-    if constexpr (strategy == SlotStrategy::greedy_by_size) {
-        detail::assign_slots_by_size(planned, sizes.bytes, naive, plan);
+    if constexpr (strategy != SlotStrategy::best_fit && strategy != SlotStrategy::in_order_growth) {
+        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan);
     } else {
         detail::Schedule schedule;
         detail::make_schedule(planned, schedule);
@@ -168,7 +285,10 @@ template <size_oracle Oracle>
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
     switch (strategy) {
         case SlotStrategy::in_order_growth: return detail::plan_slots<SlotStrategy::in_order_growth>(live, oracle);
-        case SlotStrategy::greedy_by_size: return detail::plan_slots<SlotStrategy::greedy_by_size>(live, oracle);
+        case SlotStrategy::greedy_by_size:
+        case SlotStrategy::greedy_by_distance:
+        case SlotStrategy::least:
+            return detail::plan_slots<SlotStrategy::greedy_by_size>(live, oracle, UnknownSizes::defer, {}, strategy);
         case SlotStrategy::best_fit: break;
     }
     return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);

@@ -126,6 +126,11 @@ enum class SlotStrategy : std::uint8_t {
     in_order_growth,  // the same walk, but when no free slot fits, the largest free one grows
     greedy_by_size,   // largest owners first, each into the smallest slot none of whose owners it
                       // meets, else a new one (Pisarchyk & Lee 2020); O(n * slots * log n)
+    greedy_by_distance,  // by size with distance priority (Pisarchyk & Lee 2020, TFLite's GPU
+                         // delegate): the owner nearest in time to a slot it can join goes next,
+                         // among those whose size ranks first; slots may grow; O(n (n + slots) log n)
+    least,            // the least of the four above (by distance where its n^2 steps fit a budget
+                      // of 1,024 per owner, at least 4,096 owners' worth: up to 2,048 owners)
 };
 
 // ---- arena plans (arena.hpp) ----

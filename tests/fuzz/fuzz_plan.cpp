@@ -40,7 +40,8 @@ void plan_and_check(const G& g, const orm::ViewMap& views, const Oracle& oracle,
     if (!again || !(again->plan() == plan)) std::abort();  // deterministic
 
     auto live = orm::compute_liveness(g, views, options);
-    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size}) {
+    for (auto strategy : {orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size,
+                          orm::SlotStrategy::greedy_by_distance, orm::SlotStrategy::least}) {
         auto other = orm::plan_activations(*live, oracle, strategy);
         if (!other || !orm::validate(g, views, other->plan(), oracle, options)) std::abort();
     }

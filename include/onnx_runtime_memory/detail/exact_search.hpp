@@ -43,8 +43,9 @@ void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::u
     for (std::uint64_t budget = 2 * std::uint64_t{b.count()}; nodes > 0 && known < best;
          budget = budget > nodes / 2 ? nodes : budget * 2) {
         // Capacities: the bound, then 2% and 4% above it, then up in steps of
-        // 4% while below the best. The bound gets twice the budget: a plan
-        // found there is final.
+        // 4% while below the best. The bound gets four times the budget of a
+        // capacity above it: a plan found there is final, and the section
+        // check prunes best where no byte is spare.
         for (std::size_t rung = 0, last = 0;; ++rung) {
             std::size_t above = 0;
             if (mul_overflows(percent, rung <= 2 ? 2 * rung : 4 * (rung - 1), above)) break;

@@ -116,16 +116,11 @@ struct ArenaBound {
     return arena_bound(first, last, rounded, slack, born, dying);
 }
 
-// The slot bound: the k-th slot must hold the largest k-th live size over
-// all times; summed over k, that equals the integral over thresholds t of
-// the most buffers of size >= t live at one time. So: add buffers largest
-// first (+1 over their interval in a max segment tree over times) and, after
-// each group of equal size s, add (s - next smaller size) x the tree's max.
-// O(n log n + T).
-[[nodiscard]] inline std::size_t slot_bound(std::span<const Buffer> buffers) {
-    std::vector<std::uint32_t> order(buffers.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-    sort_by(order, [&](std::uint32_t x) { return descending(buffers[x].size); });  // ties in any order would do
+// Buffers added largest first (`order`: by decreasing size) to a max
+// segment tree over times: most[k] is the most buffers at least as large as
+// buffer order[k] live at one time (its whole size group added). O(n log n + T).
+inline void most_live_by_size(std::span<const Buffer> buffers, const std::vector<std::uint32_t>& order,
+                              std::vector<std::uint32_t>& most_at) {
     std::size_t leaves = 1;
     while (leaves < std::max<std::size_t>(time_span(buffers), 1)) leaves *= 2;
     // most[x]: the largest count in x's subtree, counting adds at x and below.
@@ -147,13 +142,37 @@ struct ArenaBound {
         for (std::size_t x : {l0, r0})
             for (x /= 2; x >= 1; x /= 2) most[x] = std::max(most[2 * x], most[2 * x + 1]) + added[x];
     };
-    std::size_t total = 0;
+    most_at.resize(order.size());
     for (std::size_t k = 0; k < order.size();) {
-        const std::size_t s = buffers[order[k]].size;
+        const std::size_t s = buffers[order[k]].size, group = k;
         for (; k < order.size() && buffers[order[k]].size == s; ++k) add(buffers[order[k]].first, buffers[order[k]].last);
-        const std::size_t step = s - (k < order.size() ? buffers[order[k]].size : 0);
+        std::fill(most_at.begin() + static_cast<std::ptrdiff_t>(group), most_at.begin() + static_cast<std::ptrdiff_t>(k), most[1]);
+    }
+}
+
+// The buffers by decreasing size (ties in any order would do).
+[[nodiscard]] inline std::vector<std::uint32_t> by_decreasing_size(std::span<const Buffer> buffers) {
+    std::vector<std::uint32_t> order(buffers.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
+    sort_by(order, [&](std::uint32_t x) { return descending(buffers[x].size); });
+    return order;
+}
+
+// The slot bound: the k-th slot must hold the largest k-th live size over
+// all times; summed over k, that equals the integral over thresholds t of
+// the most buffers of size >= t live at one time: after each group of equal
+// size s, add (s - next smaller size) x that count. O(n log n + T).
+[[nodiscard]] inline std::size_t slot_bound(std::span<const Buffer> buffers) {
+    const auto order = by_decreasing_size(buffers);
+    std::vector<std::uint32_t> most;
+    most_live_by_size(buffers, order, most);
+    std::size_t total = 0;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t s = buffers[order[k]].size;
+        const std::size_t next = k + 1 < order.size() ? buffers[order[k + 1]].size : 0;
+        if (next == s) continue;  // the group's last member adds it
         std::size_t area = 0;
-        total = saturating_add(total, mul_overflows(step, most[1], area) ? size_max : area);
+        total = saturating_add(total, mul_overflows(s - next, most[k], area) ? size_max : area);
     }
     return total;
 }
