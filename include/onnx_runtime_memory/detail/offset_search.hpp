@@ -117,6 +117,7 @@ public:
         }
         // The tie-break keys (see run), larger first.
         for (auto& k : key_) k.assign(n_, 0);
+        lower_index_.assign(n_, 0);
         for (std::size_t i = 0; i < n_; ++i) {  // key_[0], T, is taken per part (split)
             key_[1][i] = hi_[i] - lo_[i];
             if (mul_overflows(size[i], length[i], key_[2][i])) key_[2][i] = size_max;
@@ -125,6 +126,7 @@ public:
             key_[5][i] = end[i];
             key_[6][i] = std::numeric_limits<std::uint32_t>::max() - def[i];
             key_[7][i] = length[i];
+            lower_index_[i] = n_ - i;
         }
         return true;
     }
@@ -153,6 +155,7 @@ public:
         for (const char* c = rank; *c; ++c)
             for (std::size_t l = 0; l + 1 < sizeof key_letters; ++l)
                 if (key_letters[l] == *c) keys_.push_back(&key_[l]);
+        keys_.push_back(&lower_index_);
         min_off_.assign(n_, 0);
         floor_.assign(sections_, 0);
         low_.assign(sections_, 0);
@@ -197,9 +200,8 @@ private:
             for (std::uint32_t s = lo_[i]; s < hi_[i]; ++s) t = std::max(t, total_[s]);
             key_[0][i] = t;
         }
-        // Each key descending, ties to the lower index: two keys a pass, the
-        // least significant first (ties keep their order).
-        sort_by(order, [](std::uint32_t x) { return x; });
+        // Each key descending, ties to the lower index (the last key): two
+        // keys a pass, the least significant first (ties keep their order).
         for (std::size_t j = keys_.size(); j > 0;) {
             const std::vector<std::size_t>& minor = *keys_[--j];
             const std::vector<std::size_t>* major = j > 0 ? keys_[--j] : nullptr;
@@ -393,6 +395,7 @@ private:
     std::vector<std::uint32_t> order_;                 // rank_part's working memory
     std::vector<const std::vector<std::size_t>*> keys_;  // the keys of `rank`, in order
     std::vector<std::size_t> key_[sizeof key_letters - 1];
+    std::vector<std::size_t> lower_index_;  // n - index: descending, the lower index first
     std::vector<Candidate> list_, raised_;  // list_: the candidate lists of the nodes on the path, stacked
 };
 
