@@ -95,6 +95,26 @@ inline void assign_slots(const Liveness& live, const Schedule& schedule, const s
 
 namespace detail {
 
+// The gap in positions between `iv` and the nearest interval of `taken`
+// (sorted by def, disjoint), or size_max when one of them meets it.
+[[nodiscard]] inline std::size_t gap_to(const std::vector<Interval>& taken, const Interval& iv) {
+    const auto next = std::lower_bound(taken.begin(), taken.end(), iv.def,
+                                       [](const Interval& x, NodeIndex d) { return x.def < d; });
+    if (next != taken.end() && next->def <= iv.use_end) return size_max;
+    if (next != taken.begin() && std::prev(next)->use_end >= iv.def) return size_max;
+    std::size_t gap = size_max;
+    if (next != taken.end()) gap = std::size_t{next->def} - iv.use_end;
+    if (next != taken.begin()) gap = std::min<std::size_t>(gap, std::size_t{iv.def} - std::prev(next)->use_end);
+    return gap;
+}
+
+// Adds `iv` to `taken`, kept sorted by def.
+inline void insert_by_def(std::vector<Interval>& taken, const Interval& iv) {
+    taken.insert(std::lower_bound(taken.begin(), taken.end(), iv.def,
+                                  [](const Interval& x, NodeIndex d) { return x.def < d; }),
+                 iv);
+}
+
 // Greedy by size for shared objects: slots are opened largest first, so a
 // slot's capacity is its first owner's size; each slot keeps its owners'
 // intervals sorted by def to test a newcomer against its two neighbours.
@@ -110,36 +130,18 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
         std::size_t best = taken.size();
         for (std::size_t s = 0; s < taken.size(); ++s) {
             if (best < taken.size() && plan.slots[s].capacity >= plan.slots[best].capacity) continue;
-            const auto& t = taken[s];
-            const auto next = std::lower_bound(t.begin(), t.end(), iv.def,
-                                               [](const Interval& x, NodeIndex d) { return x.def < d; });
-            const bool clash = (next != t.end() && next->overlaps(iv)) || (next != t.begin() && std::prev(next)->overlaps(iv));
-            if (!clash) best = s;
+            if (gap_to(taken[s], iv) != size_max) best = s;  // none of its owners meets iv
         }
         if (best == taken.size()) {
             taken.emplace_back();
             plan.slots.push_back(SlotInfo{SlotId{static_cast<std::uint32_t>(best)}, sizes[v]});
         }
-        auto& t = taken[best];
-        t.insert(std::lower_bound(t.begin(), t.end(), iv.def, [](const Interval& x, NodeIndex d) { return x.def < d; }), iv);
+        insert_by_def(taken[best], iv);
         plan.assignments[v] = SlotId{static_cast<std::uint32_t>(best)};
     }
     plan.peak_bytes = 0;
     for (const auto& slot : plan.slots) plan.peak_bytes += slot.capacity;  // distinct first owners: <= naive
     plan.naive_bytes = naive_bytes;
-}
-
-// The gap in positions between `iv` and the nearest interval of `taken`
-// (sorted by def, disjoint), or size_max when one of them meets it.
-[[nodiscard]] inline std::size_t gap_to(const std::vector<Interval>& taken, const Interval& iv) {
-    const auto next = std::lower_bound(taken.begin(), taken.end(), iv.def,
-                                       [](const Interval& x, NodeIndex d) { return x.def < d; });
-    if (next != taken.end() && next->def <= iv.use_end) return size_max;
-    if (next != taken.begin() && std::prev(next)->use_end >= iv.def) return size_max;
-    std::size_t gap = size_max;
-    if (next != taken.end()) gap = std::size_t{next->def} - iv.use_end;
-    if (next != taken.begin()) gap = std::min<std::size_t>(gap, std::size_t{iv.def} - std::prev(next)->use_end);
-    return gap;
 }
 
 // Greedy by size with distance priority (Pisarchyk & Lee 2020, as TFLite's
@@ -187,14 +189,13 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
             plan.slots.push_back(SlotInfo{SlotId{s}, 0});
         }
         plan.slots[s].capacity = std::max(plan.slots[s].capacity, records[pick].size);
-        auto& t = taken[s];
-        t.insert(std::lower_bound(t.begin(), t.end(), iv.def, [](const Interval& x, NodeIndex d) { return x.def < d; }), iv);
+        insert_by_def(taken[s], iv);
         plan.assignments[owners[pick]] = SlotId{s};
         placed[pick] = 1;
         for (std::size_t k = 0; k < n; ++k) {
             if (placed[k]) continue;
             const Interval other = live.intervals[owners[k]];
-            const std::size_t g = gap_to(t, other);
+            const std::size_t g = gap_to(taken[s], other);
             if (g < gap[k]) {
                 gap[k] = g;
                 nearest[k] = s;

@@ -14,11 +14,12 @@
 //     offset (nothing goes lower any more), the lowest min offset of the
 //     section's unplaced buffers;
 //   - independent parts: once no unplaced buffer crosses a section
-//     boundary, each side is solved on its own (no thrashing between them),
-//     from scratch as MiniMalloc solves its sub-partitions: the part's
-//     buffers ranked anew (the section totals now count only what is
-//     unplaced) and the canonical order started over, once the whole
-//     placement has passed the section check.
+//     boundary, and the placement has passed the section check over the
+//     whole part, each side is solved on its own (no thrashing between
+//     them): keeping the canonical order so far, or, with fresh parts,
+//     from scratch as MiniMalloc solves its sub-partitions (the part's
+//     buffers ranked anew, the section totals counting only what is
+//     unplaced, the canonical order started over).
 // Within its node budget the search is complete: `infeasible` is a proof
 // that the capacity is too small.
 #pragma once
