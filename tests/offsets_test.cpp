@@ -32,6 +32,31 @@ TEST_CASE("plan_offsets: a chain of three buffers packs into two, validated") {
     CHECK(*orm::plan_offsets(buffers) == *plan);  // deterministic
 }
 
+TEST_CASE("plan_offsets: the sweep mirrored in time reaches the bound where the sweep does not") {
+    // Records {size, first, last}. The sweep, in order of first use: at 0, r0
+    // at 0 and r4 at 1; at 1, r2 at 3 (r4's bytes are still live); at 2, r3
+    // (3 bytes) finds only r4's freed 2 and goes on top at 5: 8 bytes. Mirrored
+    // in time (T = 6) the buffers arrive as they die: r1 at 0, r3 at 3, then
+    // r0 and r2 into r1's freed 3 bytes, r4 onto r3's: 6, the bound.
+    const std::vector<Buffer> buffers = {{1, 0, 2}, {3, 3, 6}, {2, 1, 2}, {3, 2, 3}, {2, 0, 1}};
+    orm::ArenaOptions sweep_only;
+    sweep_only.alignment = 1;
+    sweep_only.work_per_owner = 0;
+    const auto sweep = orm::plan_offsets(buffers, sweep_only);
+    REQUIRE(sweep.has_value());
+    CHECK(sweep->arena_bytes == 8);
+    CHECK(sweep->offsets == std::vector<std::size_t>{0, 0, 3, 5, 1});
+    orm::ArenaOptions all = sweep_only;
+    all.work_per_owner = 1;  // a budget: the greedy orders and the skylines run, and stop above the bound
+    const auto plan = orm::plan_offsets(buffers, all);
+    REQUIRE(plan.has_value());
+    CHECK(plan->lower_bound_bytes == 6);
+    CHECK(plan->arena_bytes == 6);
+    CHECK(plan->strategy == orm::ArenaStrategy::mirrored_sweep);
+    CHECK(plan->offsets == std::vector<std::size_t>{0, 0, 1, 3, 3});
+    CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
+}
+
 TEST_CASE("plan_offsets: offsets aligned, arena_bytes ends at the top buffer's own bytes") {
     const std::vector<Buffer> buffers = {{10, 0, 0}, {10, 0, 0}, {1, 1, 1}};
     orm::ArenaOptions o;

@@ -26,7 +26,9 @@
 // The strategies after the sweep run under a work budget
 // (ArenaOptions::work_per_owner): each only if its predicted steps fit in
 // what is left, so the time stays within a budget linear in the owners (at
-// least 4,096 owners' worth) on top of the sweep. Pinned
+// least 4,096 owners' worth) on top of the sweep. Last, when nothing reached
+// the lower bound, the sweep runs again on the problem mirrored in time
+// (mirrored_sweep, detail/portfolio.hpp): buffers arriving as they die. Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, and both stop early at options.time_limit (then

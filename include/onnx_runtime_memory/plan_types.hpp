@@ -174,6 +174,7 @@ enum class ArenaStrategy : std::uint8_t {
     randomized_skyline,  // a randomised skyline restart (ArenaOptions::search_iterations)
     search [[deprecated("renamed ArenaStrategy::randomized_skyline")]] = randomized_skyline,
     exact_search,     // the branch and bound under a capacity
+    mirrored_sweep,   // the sweep on the problem mirrored in time (buffers arrive as they die)
 };
 
 [[nodiscard]] constexpr const char* to_string(ArenaStrategy s) noexcept {
@@ -193,6 +194,7 @@ enum class ArenaStrategy : std::uint8_t {
         case ArenaStrategy::skyline_lifetime: return "skyline_lifetime";
         case ArenaStrategy::randomized_skyline: return "randomized_skyline";
         case ArenaStrategy::exact_search: return "exact_search";
+        case ArenaStrategy::mirrored_sweep: return "mirrored_sweep";
     }
     return "unknown";
 }

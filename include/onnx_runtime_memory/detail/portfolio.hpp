@@ -44,7 +44,44 @@ struct PlaceSpace {
     GreedySpace greedy;
     Skyline sky;
     std::vector<std::size_t> offset;  // the strategy being tried
+    Buffers mirrored;                 // the problem mirrored in time (mirrored_sweep)
+    std::vector<std::uint32_t> by_end;
+    std::vector<std::size_t> mirrored_offset;
 };
+
+// The sweep on the problem mirrored in time: each buffer's [def, end]
+// becomes [T - end, T - def], so every overlap stays and the buffers arrive
+// in the order they die, latest first. Offsets into space.offset. O(n log n).
+[[nodiscard]] inline std::size_t mirrored_sweep(const Buffers& b, PlaceSpace& space) {
+    const std::size_t n = b.count();
+    NodeIndex last = 0;
+    for (std::size_t i = 0; i < n; ++i) last = std::max(last, b.end[i]);
+    // By mirrored def (latest end first), ties in buffer order: a counting sort.
+    auto& order = space.by_end;
+    auto& count = space.sweep.count;  // the sweep recounts it
+    count.assign(std::size_t{last} + 2, 0);
+    for (std::size_t i = 0; i < n; ++i) ++count[std::size_t{last - b.end[i]} + 1];
+    for (std::size_t p = 1; p < count.size(); ++p) count[p] += count[p - 1];
+    order.resize(n);
+    for (std::size_t i = 0; i < n; ++i) order[count[last - b.end[i]]++] = static_cast<std::uint32_t>(i);
+    Buffers& m = space.mirrored;
+    for (auto* column : {&m.value, &m.def, &m.end}) column->resize(n);
+    for (auto* column : {&m.length, &m.size, &m.slack, &m.pin}) column->resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t i = order[k];
+        m.value[k] = i;
+        m.def[k] = last - b.end[i];
+        m.end[k] = last - b.def[i];
+        m.length[k] = b.length[i];
+        m.size[k] = b.size[i];
+        m.slack[k] = b.slack[i];
+        m.pin[k] = no_offset;
+    }
+    const std::size_t arena = sweep(m, space.mirrored_offset, space.sweep);
+    space.offset.resize(n);
+    for (std::size_t k = 0; k < n; ++k) space.offset[order[k]] = space.mirrored_offset[k];
+    return arena;
+}
 
 // ceil(log2(n)), at least 1: the depth of the greedy's search tree.
 [[nodiscard]] constexpr std::size_t log2_steps(std::size_t n) noexcept {
@@ -53,34 +90,26 @@ struct PlaceSpace {
     return d;
 }
 
-// Places every buffer into `best`: the sweep, then the greedy orders and the
-// skylines while their predicted steps fit in the budget
-// (ArenaOptions::work_per_owner), then the opt-in searches. Pinned buffers
-// keep their pins: the sweep and the greedy orders pack the rest around
-// them; the skylines and the searches do not run. Stops early at the lower
-// bound (no placement can be smaller). Deterministic unless
-// options.time_limit cuts a search short.
-inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
-                          Placement& best) {
-    best.arena = sweep(b, best.offset, space.sweep);
-    best.strategy = ArenaStrategy::sweep;
-    best.proven = lower_bound;
+// Keeps the placement in space.offset when it is smaller than the best.
+inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace& space, Placement& best) {
+    if (arena < best.arena) {
+        best.arena = arena;
+        best.offset.assign(space.offset.begin(), space.offset.end());
+        best.strategy = strategy;
+    }
+}
+
+// After the sweep: the greedy orders and the skylines while their predicted
+// steps fit in `budget`, then the opt-in searches (see place_buffers).
+inline void place_within_budget(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound,
+                                std::size_t budget, PlaceSpace& space, Placement& best) {
     const std::size_t n = b.count();
-    constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
-    std::size_t budget = saturating_mul(options.work_per_owner, std::max(n, least_owners));
-    if (best.arena <= lower_bound || budget == 0) return;
     const auto spend = [&budget](std::size_t steps) {
         if (steps > budget) return false;
         budget -= steps;
         return true;
     };
-    const auto consider = [&](std::size_t arena, ArenaStrategy strategy) {
-        if (arena < best.arena) {
-            best.arena = arena;
-            best.offset.assign(space.offset.begin(), space.offset.end());
-            best.strategy = strategy;
-        }
-    };
+    const auto consider = [&](std::size_t arena, ArenaStrategy strategy) { detail::consider(arena, strategy, space, best); };
 
     // The greedy orders: each finds every pair of buffers that meet once.
     const Meetings m = meetings(b);
@@ -132,6 +161,28 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
         consider(skyline(b, skylines[it % 3].first, &rng, space.sky, space.offset, unlimited),
                  ArenaStrategy::randomized_skyline);
     }
+}
+
+// Places every buffer into `best`: the sweep, then the greedy orders and the
+// skylines while their predicted steps fit in the budget
+// (ArenaOptions::work_per_owner), then the opt-in searches, and last, if
+// none reached the bound, the sweep mirrored in time (as cheap as the
+// first: on graphs too big for the others it is often the better of the
+// two). Pinned buffers keep their pins: the sweep and the greedy orders pack
+// the rest around them; the others do not run. Stops early at the lower
+// bound (no placement can be smaller). Deterministic unless
+// options.time_limit cuts a search short.
+inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
+                          Placement& best) {
+    best.arena = sweep(b, best.offset, space.sweep);
+    best.strategy = ArenaStrategy::sweep;
+    best.proven = lower_bound;
+    constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
+    const std::size_t budget = saturating_mul(options.work_per_owner, std::max(b.count(), least_owners));
+    if (best.arena <= lower_bound || budget == 0) return;
+    place_within_budget(b, options, lower_bound, budget, space, best);
+    if (best.arena > lower_bound && b.pinned == 0)
+        consider(mirrored_sweep(b, space), ArenaStrategy::mirrored_sweep, space, best);
 }
 
 }  // namespace onnx_runtime_memory::detail
