@@ -45,7 +45,7 @@ struct PlaceSpace {
     Skyline sky;
     std::vector<std::size_t> offset;  // the strategy being tried
     Buffers mirrored;                 // the problem mirrored in time (mirrored_sweep)
-    std::vector<std::uint32_t> by_end;
+    std::vector<std::uint32_t> mirrored_order;  // mirrored[k] is buffer mirrored_order[k]
     std::vector<std::size_t> mirrored_offset;
 };
 
@@ -57,7 +57,7 @@ struct PlaceSpace {
     NodeIndex last = 0;
     for (std::size_t i = 0; i < n; ++i) last = std::max(last, b.end[i]);
     // By mirrored def (latest end first), ties in buffer order: a counting sort.
-    auto& order = space.by_end;
+    auto& order = space.mirrored_order;
     auto& count = space.sweep.count;  // the sweep recounts it
     count.assign(std::size_t{last} + 2, 0);
     for (std::size_t i = 0; i < n; ++i) ++count[std::size_t{last - b.end[i]} + 1];
