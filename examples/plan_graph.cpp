@@ -332,9 +332,10 @@ void print_json(const Analysis& a) {
                                        "\"inplace_arena_bytes\":{}",
                                        a.inplace_hints, a.inplace_taken, number(a.inplace_bound), a.inplace_arena->arena_bytes)
                          : std::string()) +
-            (a.order ? fmt::format(",\"order\":\"{}\",\"given_lower_bound_bytes\":{},\"order_proven_optimal\":{}",
+            (a.order ? fmt::format(",\"order\":\"{}\",\"given_lower_bound_bytes\":{},\"order_proven_optimal\":{},"
+                                   "\"order_floor_bytes\":{}",
                                    orm::to_string(a.order->strategy), a.order->given_peak_bytes,
-                                   a.order->proven_optimal ? "true" : "false")
+                                   a.order->proven_optimal ? "true" : "false", a.order->lower_bound_bytes)
                      : std::string()));
 }
 
@@ -375,9 +376,10 @@ void print_report(const Analysis& a) {
                human(lb.offset_bytes), lb.offset_bytes ? static_cast<double>(a.arena->arena_bytes) / static_cast<double>(lb.offset_bytes) : 1.0,
                human(lb.slot_bytes), lb.slot_bytes ? static_cast<double>(p.peak_bytes) / static_cast<double>(lb.slot_bytes) : 1.0);
     if (a.order)
-        fmt::print("  memory-aware order     {:>10}  lower bound, by {} ({}); {} in the given order\n",
+        fmt::print("  memory-aware order     {:>10}  lower bound, by {} ({}); {} in the given order, no order below {}\n",
                    human(a.order->peak_bytes), orm::to_string(a.order->strategy),
-                   a.order->proven_optimal ? "proven optimal" : "not proven optimal", human(a.order->given_peak_bytes));
+                   a.order->proven_optimal ? "proven optimal" : "not proven optimal", human(a.order->given_peak_bytes),
+                   human(a.order->lower_bound_bytes));
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));

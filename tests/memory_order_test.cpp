@@ -6,6 +6,8 @@
 #include <random>
 #include <vector>
 
+#include "ir/graph_text.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 using orm::OrderStrategy;
@@ -25,6 +27,9 @@ TEST_CASE("memory order: two branches interleaved run one after the other") {
     CHECK(mo->given_peak_bytes == 64 + 1000 + 1000);
     CHECK(mo->peak_bytes == 64 + 1000 + 8);  // a, b1 and b2 at B2 (or a, b2 and c1 at C1)
     CHECK(mo->proven_optimal);
+    // Live in every order: a and b1 at B1 (a's other user, C1, may run
+    // first); the optimum is above it, proven by the exact search.
+    CHECK(mo->lower_bound_bytes == 64 + 1000);
     CHECK(mo->strategy != OrderStrategy::given);
     auto ordered = orm::in_order(g, mo->order);
     REQUIRE(ordered.has_value());
@@ -128,6 +133,8 @@ TEST_CASE("memory order: random DAGs of up to 16 nodes reach the least peak of e
         INFO("round " << round << ", " << nodes << " nodes");
         CHECK(mo->proven_optimal);
         CHECK(mo->peak_bytes == least_peak(d));
+        CHECK(mo->lower_bound_bytes > 0);
+        CHECK(mo->lower_bound_bytes <= mo->peak_bytes);
         CHECK(mo->peak_bytes <= mo->given_peak_bytes);
         auto ordered = orm::in_order(d, mo->order);
         REQUIRE(ordered.has_value());
@@ -162,14 +169,16 @@ TEST_CASE("memory order: windows and moves lower graphs too wide for the exact s
         auto mo = orm::memory_aware_order(d, {}, oracle);
         REQUIRE(mo.has_value());
         INFO("round " << round);
-        std::size_t least_other = mo->given_peak_bytes;
+        std::size_t least_before = mo->given_peak_bytes;  // of what ran before the windows
+        bool windows = false;
         for (const auto& [strategy, peak] : mo->tried) {
             CHECK(peak >= mo->peak_bytes);
-            if (strategy != OrderStrategy::window) least_other = std::min(least_other, peak);
+            windows = windows || strategy == OrderStrategy::window;
+            if (!windows) least_before = std::min(least_before, peak);
         }
         if (mo->strategy == OrderStrategy::window) {
             ++window_won;
-            CHECK(mo->peak_bytes < least_other);
+            CHECK(mo->peak_bytes < least_before);
         }
         auto ordered = orm::in_order(d, mo->order);
         REQUIRE(ordered.has_value());
@@ -179,4 +188,63 @@ TEST_CASE("memory order: windows and moves lower graphs too wide for the exact s
         CHECK(*orm::memory_aware_order(d, {}, oracle) == *mo);  // deterministic
     }
     CHECK(window_won >= 3);
+}
+
+TEST_CASE("memory order: a chain's bound is its peak, proven with no search") {
+    ir::Builder bld("chain");
+    bld.tensor("a", test::f32, {10}).tensor("b", test::f32, {300}).tensor("c", test::f32, {20});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b"}).node("C", {"b"}, {"c"}).output("c");
+    const auto g = bld.build();
+    auto mo = orm::memory_aware_order(g, {}, orm::static_size_oracle(g));
+    REQUIRE(mo.has_value());
+    CHECK(mo->given_peak_bytes == 1200 + 80);  // b and c at C
+    CHECK(mo->lower_bound_bytes == 1200 + 80);
+    CHECK(mo->proven_optimal);
+    CHECK(mo->strategy == OrderStrategy::given);
+    CHECK(mo->tried.size() == 5);  // the heuristics only: neither the exact search nor the windows ran
+}
+
+TEST_CASE("memory order: the exact search proves a part of more than 64 nodes") {
+    // S feeds two chains of 40 nodes, each opening with a big value, joined
+    // by J. Interleaved, both big values are live at once (804 bytes). At a
+    // chain's second node its big head and the next value are live, and the
+    // other chain holds at least one value (s, or its own): 408 in every
+    // order, reached by running one chain after the other. The 80 nodes
+    // between the cut nodes S and J are one part.
+    ir::Builder bld("two_chains");
+    bld.tensor("s", test::f32, {1}).tensor("out", test::f32, {1}).input("x").node("S", {"x"}, {"s"});
+    std::string prev[2] = {"s", "s"};
+    for (int k = 1; k <= 40; ++k)
+        for (const char* side : {"a", "b"}) {
+            const std::string v = side + std::to_string(k);
+            bld.tensor(v, test::f32, {k == 1 ? 100 : 1});
+            auto& from = prev[side[0] - 'a'];
+            bld.node("N" + v, {from}, {v});
+            from = v;
+        }
+    bld.node("J", {prev[0], prev[1]}, {"out"}).output("out");
+    const auto g = bld.build();
+    const auto oracle = orm::static_size_oracle(g);
+    auto mo = orm::memory_aware_order(g, {}, oracle);
+    REQUIRE(mo.has_value());
+    CHECK(mo->given_peak_bytes == 400 + 400 + 4);
+    CHECK(mo->peak_bytes == 400 + 4 + 4);
+    CHECK(mo->lower_bound_bytes == 400 + 4);  // the other chain's head is live in each order, but not the same value
+    CHECK(mo->proven_optimal);
+    auto ordered = orm::in_order(g, mo->order);
+    REQUIRE(ordered.has_value());
+    auto live = orm::compute_liveness(*ordered, {});
+    REQUIRE(live.has_value());
+    CHECK(orm::lower_bounds(*live, oracle)->offset_bytes == mo->peak_bytes);
+}
+
+TEST_CASE("memory order: 12 NASNet-like cells (192 nodes, no cut node) proven optimal") {
+    auto g = ir::read_graph_file(ORM_EXAMPLES_DIR "/../tests/data/nasnet_12.graph");
+    REQUIRE(g.has_value());
+    auto mo = orm::memory_aware_order(*g, ir::views_from_ops(*g), orm::static_size_oracle(*g));
+    REQUIRE(mo.has_value());
+    CHECK(mo->given_peak_bytes == 2883584);
+    CHECK(mo->peak_bytes == 2621440);
+    CHECK(mo->proven_optimal);
+    CHECK(mo->lower_bound_bytes == 1572864);
 }

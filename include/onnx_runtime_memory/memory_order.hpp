@@ -14,13 +14,20 @@
 //               frees the most net
 //   exact       dynamic programming over the sets of nodes already run, in
 //               each part between cut nodes (nodes every source-to-sink path
-//               passes, where the problem splits), up to 62 nodes a part and
-//               OrderOptions::exact_steps transitions; optimal where it finishes
-//               (sets peaking at the best so far are dropped)
-//   window      when not proven, the best order polished: windows of up to 48
-//               consecutive steps around the first step at the peak re-ordered
-//               exactly, and single nodes moved across it, while the peak (or
-//               the number of steps at it) drops; up to window_steps in all
+//               passes, where the problem splits), dropping the sets that
+//               already peak at the best so far; under
+//               OrderOptions::exact_steps, optimal where it finishes. It runs
+//               first with a quarter of its steps, and again after the
+//               windows on what they found (a lower best, fewer sets)
+//   window      when not proven, the best order and the two next-best
+//               heuristic ones polished: windows of up to 256 consecutive
+//               steps around the first step at the peak re-ordered by the
+//               same dynamic programme, and single nodes moved across it,
+//               while the peak (or the number of steps at it) drops; up to
+//               window_steps in all
+// A lower bound over every order (the bytes live at a node in every order:
+// opened by it or an ancestor, used by it or a descendant) proves the best
+// optimal where it reaches it.
 // In-place hints are not modelled by the search; the result is measured with
 // them and is still never above the given order.
 #pragma once
@@ -63,11 +70,14 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
 
 struct OrderOptions {
     std::size_t alignment = 1;                   // every size rounded up to this (the top one's too)
-    std::size_t exact_steps = std::size_t{1} << 20;  // transitions of the exact search, in all parts (0: none);
-                                                     // each may keep a set: about 100 bytes
+    std::size_t exact_steps = std::size_t{1} << 24;  // the exact search's work, in all parts (0: none): a
+                                                     // transition costs 1 + nodes / 64, a set kept its
+                                                     // 8-byte words (at most 8 bytes a step)
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
-    std::size_t window_steps = std::size_t{1} << 22;  // the windows' transitions and the moves' simulated
+    std::size_t window_steps = std::size_t{1} << 25;  // the windows' transitions and the moves' simulated
                                                       // steps, in all (0: no window search)
+    std::size_t bound_steps = std::size_t{1} << 26;  // the lower bound's scan (0: none); its ancestor
+                                                     // sets take nodes^2 / 8 bytes, at most 16 MiB
 };
 
 struct MemoryOrder {
@@ -76,6 +86,7 @@ struct MemoryOrder {
     std::size_t peak_bytes = 0;
     OrderStrategy strategy = OrderStrategy::given;
     bool proven_optimal = false;  // no topological order has a lower peak
+    std::size_t lower_bound_bytes = 0;  // no topological order peaks below (0: not computed)
     std::vector<std::pair<OrderStrategy, std::size_t>> tried;  // each strategy that ran, and its peak
     friend bool operator==(const MemoryOrder&, const MemoryOrder&) = default;
 };
@@ -103,6 +114,7 @@ template <activation_graph G, class Oracle>
     }
     p.users.assign(p.size.size(), 0);
     p.kept.assign(p.size.size(), false);
+    p.producer.assign(p.size.size(), OrderProblem::no_producer);
     for (auto x : T::graph_outputs(g))
         if (const auto v = to_value_id(x, V); v && buffer[live->roots[*v]] != 0xFFFFFFFFu) p.kept[buffer[live->roots[*v]]] = true;
     std::vector<NodeIndex> producer(V, no_node);
@@ -146,7 +158,8 @@ template <activation_graph G, class Oracle>
         p.use_begin.push_back(static_cast<std::uint32_t>(p.uses.size()));
     }
     for (ValueId v : live->owners)
-        if (producer[v] == no_node) {  // a graph input in the arena: live from the start
+        if (producer[v] != no_node) p.producer[buffer[v]] = static_cast<std::uint32_t>(producer[v]);
+        else {  // a graph input in the arena: live from the start
             if (p.users[buffer[v]] > 0 || p.kept[buffer[v]]) p.initial = saturating_add(p.initial, p.size[buffer[v]]);
             else p.at_start = saturating_add(p.at_start, p.size[buffer[v]]);
         }
@@ -180,9 +193,11 @@ template <activation_graph G, size_oracle Oracle>
     for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
     best.peak_bytes = best.given_peak_bytes = detail::simulate_peak(p, best.order);
     best.tried.emplace_back(OrderStrategy::given, best.peak_bytes);
+    std::vector<std::pair<std::size_t, std::vector<NodeIndex>>> heuristic;  // the list and DFS orders, for the windows
     const auto consider = [&](std::vector<NodeIndex> order, OrderStrategy strategy) {
         const std::size_t peak = detail::simulate_peak(p, order);
         best.tried.emplace_back(strategy, peak);
+        if (strategy != OrderStrategy::exact && strategy != OrderStrategy::window) heuristic.emplace_back(peak, order);
         if (peak < best.peak_bytes) {
             best.peak_bytes = peak;
             best.order = std::move(order);
@@ -215,15 +230,23 @@ template <activation_graph G, size_oracle Oracle>
                 return detail::saturating_add(a_alloc, b_freed) < detail::saturating_add(b_alloc, a_freed);
             }, steps))
         consider(std::move(*o), OrderStrategy::frontier);
+    // Bytes live in every order: where the best reaches them, it is optimal.
+    if (std::size_t steps = order_options.bound_steps; steps > 0)
+        if (const auto bound = detail::forced_peak(p, std::size_t{1} << 21, steps)) best.lower_bound_bytes = *bound;
+    best.proven_optimal = best.peak_bytes <= best.lower_bound_bytes;
 
     // The exact search, part by part between the cut nodes of the best order
-    // so far (the parts' node sets are the same in every order).
-    if (order_options.exact_steps > 0 && p.nodes > 0) {
+    // so far (the parts' node sets are the same in every order). Sets
+    // peaking at the best so far are dropped: a part with no order below it
+    // keeps its order, and when every part finishes the best is optimal.
+    // It runs first with a quarter of its steps, and again, with the rest,
+    // on what the windows find: the lower the best, the fewer sets.
+    std::size_t exact_budget = order_options.exact_steps;
+    const auto exact_pass = [&](std::size_t budget) {
         const std::vector<NodeIndex> base = best.order;
         const auto cut = detail::cut_nodes(p, base);
         std::vector<NodeIndex> exact;
         exact.reserve(p.nodes);
-        std::size_t budget = order_options.exact_steps;
         bool proven = true;
         std::vector<std::uint32_t> left = p.users;  // the state before each part, whatever its order
         std::size_t live = p.initial;
@@ -232,8 +255,6 @@ template <activation_graph G, size_oracle Oracle>
             std::size_t end = begin + 1;
             if (!cut[base[begin]])
                 while (end < p.nodes && !cut[base[end]]) ++end;
-            // Sets peaking at the best so far are dropped: a part with no
-            // order below it keeps its order, and proves the best optimal.
             std::optional<detail::PartOrder> part;
             if (end - begin > 1)
                 part = detail::best_part_order(p, base, begin, end, left, live, best.peak_bytes, budget, space);
@@ -245,21 +266,36 @@ template <activation_graph G, size_oracle Oracle>
         }
         consider(std::move(exact), OrderStrategy::exact);
         best.proven_optimal = proven;  // the exact order is optimal, and the best is no higher
+        return budget;
+    };
+    if (!best.proven_optimal && exact_budget > 0 && p.nodes > 0) {
+        const std::size_t first = exact_budget / 4, unused = exact_pass(first);
+        exact_budget -= first - unused;
     }
     if (!best.proven_optimal && order_options.window_steps > 0 && p.nodes > 1) {
-        std::vector<NodeIndex> order = best.order;
-        std::size_t budget = order_options.window_steps;
-        bool changed = false;
-        for (bool more = true; more && budget > 0;) {
-            more = detail::lower_peak_by_windows(p, order, std::size_t{1} << 16, budget);
-            more = detail::lower_peak_by_moves(p, order, budget) || more;
-            changed = changed || more;
+        // Polished from the best order and the two next-best other orders
+        // (local searches end where they start), a third of the steps each.
+        std::vector<std::vector<NodeIndex>> starts{best.order};
+        std::stable_sort(heuristic.begin(), heuristic.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [peak, order] : heuristic)
+            if (starts.size() < 3 && std::find(starts.begin(), starts.end(), order) == starts.end()) starts.push_back(std::move(order));
+        for (auto& order : starts) {
+            std::size_t budget = order_options.window_steps / 3;
+            bool changed = false;
+            for (bool more = true; more && budget > 0;) {
+                more = detail::lower_peak_by_windows(p, order, std::size_t{1} << 20, budget);
+                more = detail::lower_peak_by_moves(p, order, budget) || more;
+                changed = changed || more;
+            }
+            if (changed) consider(std::move(order), OrderStrategy::window);
         }
-        if (changed) consider(std::move(order), OrderStrategy::window);
+        best.proven_optimal = best.peak_bytes <= best.lower_bound_bytes;
+        if (!best.proven_optimal && best.strategy == OrderStrategy::window && exact_budget > 0) (void)exact_pass(exact_budget);
     }
-    // With in-place hints the planner folds by order: keep the given order
-    // unless the result's bound, hints and all, is no higher.
-    if (!options.inplace.empty() && best.strategy != OrderStrategy::given) {
+    // With in-place hints the planner folds by order, which the search does
+    // not model: both peaks are measured with the hints, the given order is
+    // kept unless the result's is no higher, and nothing is proven.
+    if (!options.inplace.empty()) {
         const auto bound = [&](const auto& graph) -> std::optional<std::size_t> {
             auto live = compute_liveness(graph, views, options);
             if (!live) return std::nullopt;
@@ -273,6 +309,8 @@ template <activation_graph G, size_oracle Oracle>
         };
         auto ordered = in_order(g, best.order);
         const auto given = bound(g), found = ordered ? bound(*ordered) : std::nullopt;
+        best.proven_optimal = false;
+        best.lower_bound_bytes = 0;
         if (given && found) {
             best.given_peak_bytes = *given;
             best.peak_bytes = *found;
@@ -280,7 +318,6 @@ template <activation_graph G, size_oracle Oracle>
                 for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
                 best.peak_bytes = *given;
                 best.strategy = OrderStrategy::given;
-                best.proven_optimal = false;
             }
         }
     }

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
-#include <map>
 #include <utility>
 #include <vector>
 
@@ -29,10 +28,12 @@ struct OrderProblem {
     std::vector<std::size_t> size;                    // by buffer
     std::vector<std::uint32_t> users;                 // by buffer: how many nodes use it
     std::vector<std::uint8_t> kept;                   // by buffer: a graph output, never freed
+    std::vector<std::uint32_t> producer;              // by buffer: the node opening it (no_producer: live from the start)
     std::size_t initial = 0;  // buffers live from the start (graph inputs in the arena) with a user
     std::size_t at_start = 0; // such buffers nobody uses: live at the first step only
 
     [[nodiscard]] std::size_t buffers() const noexcept { return size.size(); }
+    static constexpr std::uint32_t no_producer = 0xFFFFFFFFu;
 };
 
 // Runs node n: its buffers open, then those it used last close. `left`
@@ -65,6 +66,58 @@ inline std::size_t run_node(const OrderProblem& p, NodeIndex n, std::vector<std:
     if (order.empty()) return p.nodes == 0 ? p.initial + p.at_start : 0;
     const auto during = step_bytes(p, order);
     return *std::max_element(during.begin(), during.end());
+}
+
+// A peak no topological order goes below: while node n runs, a buffer is
+// live in every order if it is open by then in every order (its producer is
+// n or an ancestor of n, or it is live from the start) and not yet closed
+// (one of its users is n or a descendant, or it is kept). The largest such
+// sum over the nodes. Ancestor sets as bitsets, N * ceil(N / 64) words;
+// nullopt when those exceed `words`, or the scan `steps` (decremented: one
+// per buffer and node it may be live at, one per user's word).
+[[nodiscard]] inline std::optional<std::size_t> forced_peak(const OrderProblem& p, std::size_t words, std::size_t& steps) {
+    const std::size_t N = p.nodes, W = (N + 63) / 64;
+    if (N == 0) return saturating_add(p.initial, p.at_start);
+    if (W > words / N) return std::nullopt;
+    std::vector<std::uint64_t> anc(N * W, 0);  // anc[n]: n and its ancestors (node order is topological)
+    for (std::size_t n = 0; n < N; ++n) {
+        std::uint64_t* a = &anc[n * W];
+        a[n / 64] |= std::uint64_t{1} << (n % 64);
+        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j) {
+            const std::uint64_t* b = &anc[std::size_t{p.preds[j]} * W];
+            for (std::size_t w = 0; w < W; ++w) a[w] |= b[w];
+        }
+    }
+    const auto has = [&](std::size_t n, std::size_t m) { return (anc[n * W + m / 64] >> (m % 64) & 1) != 0; };
+    std::vector<std::uint32_t> user_begin(p.buffers() + 1, 0), user(p.uses.size());
+    for (std::uint32_t b : p.uses) ++user_begin[std::size_t{b} + 1];
+    for (std::size_t b = 0; b < p.buffers(); ++b) user_begin[b + 1] += user_begin[b];
+    std::vector<std::uint32_t> fill(user_begin.begin(), user_begin.end() - 1);
+    for (std::size_t n = 0; n < N; ++n)
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) user[fill[p.uses[j]]++] = static_cast<std::uint32_t>(n);
+    std::vector<std::size_t> forced(N, 0);
+    std::vector<std::uint64_t> until(W);  // the nodes some user of the buffer runs no earlier than
+    for (std::size_t b = 0; b < p.buffers(); ++b) {
+        const std::size_t cost = N + std::size_t{user_begin[b + 1] - user_begin[b]} * W;
+        if (steps < cost) return std::nullopt;
+        steps -= cost;
+        if (p.kept[b]) std::fill(until.begin(), until.end(), ~std::uint64_t{0});
+        else {
+            std::fill(until.begin(), until.end(), 0);
+            for (std::uint32_t j = user_begin[b]; j < user_begin[b + 1]; ++j)
+                for (std::size_t w = 0; w < W; ++w) until[w] |= anc[std::size_t{user[j]} * W + w];
+        }
+        const std::uint32_t from = p.producer[b];
+        for (std::size_t n = 0; n < N; ++n)
+            if ((until[n / 64] >> (n % 64) & 1) && (from == OrderProblem::no_producer || has(n, from)))
+                forced[n] = saturating_add(forced[n], p.size[b]);
+    }
+    std::size_t peak = 0, first = SIZE_MAX;  // the first step: a source, with every input still open
+    for (std::size_t n = 0; n < N; ++n) {
+        peak = std::max(peak, forced[n]);
+        if (p.pred_begin[n + 1] == p.pred_begin[n]) first = std::min(first, p.alloc[n]);
+    }
+    return std::max(peak, saturating_add(saturating_add(p.initial, p.at_start), first));
 }
 
 // A list schedule: at each step, of the ready nodes, the one `better` ranks
@@ -196,95 +249,196 @@ template <class Better>
 // or any window of consecutive steps), scheduled after order[0, begin),
 // which leave `left` users of each buffer and `live` bytes (the same in
 // every order of those): dynamic programming over the sets of the part's
-// nodes already run, layer by layer, each set keeping its least peak so
-// far; sets whose peak reaches `below` are dropped. Up to 62 nodes and
-// `steps` transitions (decremented); nullopt past either. Deterministic:
-// sets in ascending order, nodes ascending. O(k) set-up besides the
-// transitions: `space` keeps its tables cleared between calls.
+// nodes already run, layer by layer, each set keeping its least peak so far
+// (the bytes live after a set are the same however it was reached); sets
+// whose peak reaches `below` are dropped, which is what keeps the sets few.
+// A set is a bitset with the nodes ready to run after it. Costs 1 + the
+// bitset's words of `steps` (decremented) a transition, and a set kept its
+// size in 8-byte words (the search holds at most 8 bytes a step); nullopt
+// past them.
+// Deterministic: sets in the order they are first reached, nodes ascending.
 struct PartOrder {
     std::vector<NodeIndex> order;  // empty: no order of the part peaks below `below`
     std::size_t peak = 0;
 };
 struct PartSpace {
-    std::vector<std::uint32_t> local;     // by node: its index in the part (none outside it)
-    std::vector<std::uint64_t> users_in;  // by buffer: the part's nodes using it (0 outside it)
+    static constexpr std::uint32_t none = 0xFFFFFFFFu;
+    std::vector<std::uint32_t> local;   // by node: its index in the part (none outside it)
+    std::vector<std::uint32_t> in_part;  // by buffer: its index among the part's buffers (none)
+    // The part, in local indices (CSR): what each node waits for and is
+    // waited for by, the buffers each may free, each buffer's users.
+    std::vector<std::uint32_t> wait_begin, waits, next_begin, nexts, free_begin, frees, user_begin, users;
+    std::vector<std::size_t> bytes;  // by part buffer
+    // The layers: each set's run and ready bitsets (2W words), and for
+    // every set reached its best predecessor and the node it ran last.
+    std::vector<std::uint64_t> sets, next_sets;
+    struct Layer {
+        std::size_t peak, live;
+        std::uint32_t trail;  // index into `trail`
+    };
+    std::vector<Layer> layer, next_layer;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> trail;  // predecessor's trail index, node
+    std::vector<std::uint32_t> table;  // open addressing over next_layer
 };
 [[nodiscard]] inline std::optional<PartOrder> best_part_order(const OrderProblem& p, const std::vector<NodeIndex>& order,
                                                              std::size_t begin, std::size_t end,
                                                              const std::vector<std::uint32_t>& left, std::size_t live,
-                                                             std::size_t below, std::size_t& steps, PartSpace& space) {
-    const std::size_t k = end - begin;
-    if (k == 0 || k > 62) return std::nullopt;
-    constexpr std::uint32_t none = 0xFFFFFFFFu;
-    auto& local = space.local;
-    auto& users_in = space.users_in;
-    if (local.size() != p.nodes) local.assign(p.nodes, none);
-    if (users_in.size() != p.buffers()) users_in.assign(p.buffers(), 0);
-    for (std::size_t i = 0; i < k; ++i) local[order[begin + i]] = static_cast<std::uint32_t>(i);
-    // What the part's nodes wait for inside it, and the part nodes using
-    // each buffer; a buffer is freed when those have run and no user is left
-    // after the part.
-    std::vector<std::uint64_t> waits(k, 0);
+                                                             std::size_t below, std::size_t& steps, PartSpace& sp) {
+    constexpr std::uint32_t none = PartSpace::none;
+    const std::size_t k = end - begin, W = (k + 63) / 64;
+    if (k == 0 || k >= none / 2) return std::nullopt;
+    if (sp.local.size() != p.nodes) sp.local.assign(p.nodes, none);
+    if (sp.in_part.size() != p.buffers()) sp.in_part.assign(p.buffers(), none);
+    for (std::size_t i = 0; i < k; ++i) sp.local[order[begin + i]] = static_cast<std::uint32_t>(i);
+    // The part's buffers, and which of them a node may free: those with no
+    // user left after the part (and not kept).
+    std::vector<std::uint32_t> buffers;  // part buffer -> buffer
+    std::vector<std::uint32_t> count;
     for (std::size_t i = 0; i < k; ++i) {
         const NodeIndex n = order[begin + i];
-        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
-            if (local[p.preds[j]] != none) waits[i] |= std::uint64_t{1} << local[p.preds[j]];
-        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) users_in[p.uses[j]] |= std::uint64_t{1} << i;
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+            const std::uint32_t b = p.uses[j];
+            if (sp.in_part[b] == none) {
+                sp.in_part[b] = static_cast<std::uint32_t>(buffers.size());
+                buffers.push_back(b);
+                count.push_back(0);
+            }
+            ++count[sp.in_part[b]];
+        }
     }
-    const auto clear = [&] {  // on every return: the tables as they were
+    const auto csr = [&](std::vector<std::uint32_t>& first, std::vector<std::uint32_t>& items, std::size_t rows, auto each) {
+        first.assign(rows + 1, 0);
+        items.clear();
+        for (std::size_t r = 0; r < rows; ++r) {
+            each(r, [&](std::uint32_t x) { items.push_back(x); });
+            first[r + 1] = static_cast<std::uint32_t>(items.size());
+        }
+    };
+    csr(sp.wait_begin, sp.waits, k, [&](std::size_t i, auto add) {
+        const NodeIndex n = order[begin + i];
+        for (std::uint32_t j = p.pred_begin[n]; j < p.pred_begin[n + 1]; ++j)
+            if (sp.local[p.preds[j]] != none) add(sp.local[p.preds[j]]);
+    });
+    csr(sp.next_begin, sp.nexts, k, [&](std::size_t i, auto add) {
+        const NodeIndex n = order[begin + i];
+        for (std::uint32_t j = p.succ_begin[n]; j < p.succ_begin[n + 1]; ++j)
+            if (sp.local[p.succs[j]] != none) add(sp.local[p.succs[j]]);
+    });
+    csr(sp.free_begin, sp.frees, k, [&](std::size_t i, auto add) {
+        const NodeIndex n = order[begin + i];
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
+            const std::uint32_t b = p.uses[j];
+            if (!p.kept[b] && left[b] == count[sp.in_part[b]]) add(sp.in_part[b]);
+        }
+    });
+    sp.user_begin.assign(buffers.size() + 1, 0);
+    for (std::size_t x = 0; x < buffers.size(); ++x) sp.user_begin[x + 1] = sp.user_begin[x] + count[x];
+    sp.users.assign(sp.user_begin.back(), 0);
+    {
+        std::vector<std::uint32_t> fill(sp.user_begin.begin(), sp.user_begin.end() - 1);
         for (std::size_t i = 0; i < k; ++i) {
             const NodeIndex n = order[begin + i];
-            local[n] = none;
-            for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) users_in[p.uses[j]] = 0;
+            for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
+                sp.users[fill[sp.in_part[p.uses[j]]]++] = static_cast<std::uint32_t>(i);
         }
+    }
+    sp.bytes.resize(buffers.size());
+    for (std::size_t x = 0; x < buffers.size(); ++x) sp.bytes[x] = p.size[buffers[x]];
+    for (std::size_t i = 0; i < k; ++i) sp.local[order[begin + i]] = none;  // the tables as they were
+    for (std::uint32_t b : buffers) sp.in_part[b] = none;
+
+    const auto bit = [](const std::uint64_t* s, std::size_t i) { return (s[i / 64] >> (i % 64) & 1) != 0; };
+    const auto hash = [&](const std::uint64_t* s) {
+        std::uint64_t h = 0x9E3779B97F4A7C15ull;
+        for (std::size_t w = 0; w < W; ++w) {
+            h ^= s[w];
+            h *= 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 31;
+        }
+        return h;
     };
-    struct Cleared {
-        const decltype(clear)& f;
-        ~Cleared() { f(); }
-    } cleared{clear};
-    const auto frees = [&](std::uint32_t b) {
-        return !p.kept[b] && left[b] == static_cast<std::uint32_t>(std::popcount(users_in[b]));
-    };
-    struct State {
-        std::size_t peak, live;
-        std::uint64_t from;
-        std::uint32_t node;
-    };
-    std::vector<std::map<std::uint64_t, State>> layers(k + 1);  // ordered: deterministic, as sets ascend
-    layers[0][0] = State{0, live, 0, 0};
+    sp.sets.assign(2 * W, 0);
+    for (std::size_t i = 0; i < k; ++i)
+        if (sp.wait_begin[i + 1] == sp.wait_begin[i]) sp.sets[W + i / 64] |= std::uint64_t{1} << (i % 64);
+    sp.trail.assign(1, {none, none});
+    sp.layer.assign(1, PartSpace::Layer{0, live, 0});
+    std::vector<std::uint64_t> t(2 * W);
     for (std::size_t size = 0; size < k; ++size) {
-        for (const auto& [s, st] : layers[size]) {
-            for (std::uint32_t i = 0; i < k; ++i) {
-                if ((s >> i & 1) || (waits[i] & ~s)) continue;
-                if (steps == 0) return std::nullopt;
-                --steps;
-                const NodeIndex n = order[begin + i];
-                const std::size_t during = saturating_add(st.live, p.alloc[n]);
-                const std::size_t seen = size == 0 && begin == 0 ? saturating_add(during, p.at_start) : during;
-                const std::uint64_t t = s | std::uint64_t{1} << i;
-                std::size_t after = during;
-                for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
-                    const std::uint32_t b = p.uses[j];
-                    if (frees(b) && (users_in[b] & ~t) == 0) after -= std::min(after, p.size[b]);
+        sp.next_sets.clear();
+        sp.next_layer.clear();
+        std::size_t slots = 64;
+        while (slots < 4 * sp.layer.size()) slots *= 2;
+        sp.table.assign(slots, none);
+        for (std::size_t s = 0; s < sp.layer.size(); ++s) {
+            const PartSpace::Layer st = sp.layer[s];
+            for (std::size_t w = 0; w < W; ++w)
+                for (std::uint64_t ready = sp.sets[s * 2 * W + W + w]; ready != 0; ready &= ready - 1) {
+                    const std::size_t i = w * 64 + static_cast<std::size_t>(std::countr_zero(ready));
+                    if (steps < 1 + W) return std::nullopt;
+                    steps -= 1 + W;
+                    const NodeIndex n = order[begin + i];
+                    const std::size_t during = saturating_add(st.live, p.alloc[n]);
+                    const std::size_t seen = size == 0 && begin == 0 ? saturating_add(during, p.at_start) : during;
+                    const std::size_t peak = std::max(st.peak, seen);
+                    if (peak >= below) continue;
+                    std::copy_n(&sp.sets[s * 2 * W], 2 * W, t.begin());
+                    t[i / 64] |= std::uint64_t{1} << (i % 64);
+                    t[W + i / 64] &= ~(std::uint64_t{1} << (i % 64));
+                    for (std::uint32_t j = sp.next_begin[i]; j < sp.next_begin[i + 1]; ++j) {
+                        const std::uint32_t m = sp.nexts[j];
+                        bool all = true;
+                        for (std::uint32_t q = sp.wait_begin[m]; q < sp.wait_begin[m + 1] && all; ++q) all = bit(t.data(), sp.waits[q]);
+                        if (all) t[W + m / 64] |= std::uint64_t{1} << (m % 64);
+                    }
+                    std::size_t after = during;
+                    for (std::uint32_t j = sp.free_begin[i]; j < sp.free_begin[i + 1]; ++j) {
+                        const std::uint32_t x = sp.frees[j];
+                        bool all = true;
+                        for (std::uint32_t q = sp.user_begin[x]; q < sp.user_begin[x + 1] && all; ++q) all = bit(t.data(), sp.users[q]);
+                        if (all) after -= std::min(after, sp.bytes[x]);
+                    }
+                    // The set reached: new, or reached again at a lower peak.
+                    std::size_t h = static_cast<std::size_t>(hash(t.data())) & (slots - 1);
+                    for (;; h = (h + 1) & (slots - 1)) {
+                        const std::uint32_t at = sp.table[h];
+                        if (at == none) {  // a set kept: its words count as steps, so memory is bounded
+                            if (sp.trail.size() >= none - 1 || steps < 2 * W + 4) return std::nullopt;
+                            steps -= 2 * W + 4;
+                            sp.table[h] = static_cast<std::uint32_t>(sp.next_layer.size());
+                            sp.next_sets.insert(sp.next_sets.end(), t.begin(), t.end());
+                            sp.next_layer.push_back({peak, after, static_cast<std::uint32_t>(sp.trail.size())});
+                            sp.trail.emplace_back(st.trail, static_cast<std::uint32_t>(i));
+                            break;
+                        }
+                        if (std::equal(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(W), sp.next_sets.begin() + static_cast<std::ptrdiff_t>(std::size_t{at} * 2 * W))) {
+                            PartSpace::Layer& old = sp.next_layer[at];
+                            if (peak < old.peak) {
+                                old.peak = peak;
+                                sp.trail[old.trail] = {st.trail, static_cast<std::uint32_t>(i)};
+                            }
+                            break;
+                        }
+                    }
+                    if (2 * sp.next_layer.size() > slots) {  // rehash at half full
+                        slots *= 2;
+                        sp.table.assign(slots, none);
+                        for (std::size_t x = 0; x < sp.next_layer.size(); ++x) {
+                            std::size_t g = static_cast<std::size_t>(hash(&sp.next_sets[x * 2 * W])) & (slots - 1);
+                            while (sp.table[g] != none) g = (g + 1) & (slots - 1);
+                            sp.table[g] = static_cast<std::uint32_t>(x);
+                        }
+                    }
                 }
-                const std::size_t peak = std::max(st.peak, seen);
-                if (peak >= below) continue;
-                auto [it, fresh] = layers[size + 1].try_emplace(t, State{peak, after, s, i});
-                if (!fresh && peak < it->second.peak) it->second = State{peak, after, s, i};
-            }
         }
+        sp.sets.swap(sp.next_sets);
+        sp.layer.swap(sp.next_layer);
+        if (sp.layer.empty()) return PartOrder{{}, below};
     }
-    const std::uint64_t all = (std::uint64_t{1} << k) - 1;
     PartOrder result;
-    if (layers[k].empty()) return PartOrder{{}, below};
-    result.peak = layers[k].at(all).peak;
+    result.peak = sp.layer[0].peak;
     result.order.resize(k);
-    std::uint64_t s = all;
-    for (std::size_t size = k; size > 0; --size) {
-        const State& st = layers[size].at(s);
-        result.order[size - 1] = order[begin + st.node];
-        s = st.from;
-    }
+    for (std::uint32_t at = sp.layer[0].trail, q = static_cast<std::uint32_t>(k); q > 0; at = sp.trail[at].first)
+        result.order[--q] = order[begin + sp.trail[at].second];
     return result;
 }
 
@@ -313,15 +467,15 @@ inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>&
         const auto during = step_bytes(p, order);
         const std::size_t peak = *std::max_element(during.begin(), during.end());
         const std::size_t q = static_cast<std::size_t>(std::find(during.begin(), during.end(), peak) - during.begin());
-        bool lowered = false;
-        for (std::size_t w : {8u, 16u, 24u, 32u, 40u, 48u}) {
+        bool lowered = false, spent = false;  // spent: a window ran out of steps, so a larger one would too
+        for (std::size_t w : {16u, 32u, 64u, 128u, 256u}) {
             w = std::min(w, N);
             const std::size_t starts[3] = {q >= w / 2 ? q - w / 2 : 0, q + 1 >= w ? q + 1 - w : 0, q};
             for (std::size_t b : starts) {
                 b = std::min(b, N - w);
                 if (steps < N) return changed;  // the window's set-up: the steps before it simulated
                 steps -= N;
-                std::size_t s = std::min(steps, window_steps);
+                std::size_t s = std::min(steps, window_steps / 64 * w);
                 const std::size_t had = s;
                 const auto& before = left_at(b);  // sets live too
                 auto part = best_part_order(p, order, b, b + w, before, live, peak, s, space);
@@ -331,9 +485,10 @@ inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>&
                     lowered = changed = true;
                     break;
                 }
+                spent = spent || !part;
                 if (steps == 0) return changed;
             }
-            if (lowered || w == N) break;
+            if (lowered || spent || w == N) break;
         }
         if (!lowered) return changed;
     }
