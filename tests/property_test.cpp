@@ -648,6 +648,7 @@ std::string check_memory_order(const Case& c, std::uint64_t seed) {
     if (mo->peak_bytes > mo->given_peak_bytes) return "memory_aware_order: above the given order";
     for (const auto& [strategy, peak] : mo->tried)
         if (peak < mo->peak_bytes) return "memory_aware_order: a strategy found less than the result";
+    if (mo->lower_bound_bytes > mo->peak_bytes) return "memory_aware_order: the lower bound is above an order's peak";
     auto plan = orm::plan_activations(*ordered, views, oracle, c.options());
     if (plan && plan->is_complete())
         if (auto ok = orm::validate(*ordered, views, plan->plan(), oracle, c.options()); !ok)
@@ -663,6 +664,7 @@ std::string check_memory_order(const Case& c, std::uint64_t seed) {
             if (const auto b = bound_of(*g)) least = std::min(least, *b);
         } while (std::next_permutation(perm.begin(), perm.end()));
         if (!mo->proven_optimal) return "memory_aware_order: a small graph not proven optimal";
+        if (mo->lower_bound_bytes > least) return "memory_aware_order: the lower bound is above the optimum";
         if (mo->peak_bytes != least)
             return "memory_aware_order: " + std::to_string(mo->peak_bytes) + " bytes, the best order needs " +
                    std::to_string(least);
