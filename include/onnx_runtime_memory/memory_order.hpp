@@ -17,8 +17,9 @@
 //               passes, where the problem splits), dropping the sets that
 //               already peak at the best so far; under
 //               OrderOptions::exact_steps, optimal where it finishes. It runs
-//               first with a quarter of its steps, and again after the
-//               windows on what they found (a lower best, fewer sets)
+//               first with a quarter of its steps, and again with the rest
+//               after the windows (on a lower best if they found one: fewer
+//               sets)
 //   window      when not proven, the best order and the two next-best
 //               heuristic ones polished: windows of up to 256 consecutive
 //               steps around the first step at the peak re-ordered by the
@@ -70,7 +71,7 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
 
 struct OrderOptions {
     std::size_t alignment = 1;                   // every size rounded up to this (the top one's too)
-    std::size_t exact_steps = std::size_t{1} << 24;  // the exact search's work, in all parts (0: none): a
+    std::size_t exact_steps = std::size_t{1} << 23;  // the exact search's work, in all parts (0: none): a
                                                      // transition costs 1 + nodes / 64, a set kept its
                                                      // 8-byte words (at most 8 bytes a step)
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
@@ -240,7 +241,7 @@ template <activation_graph G, size_oracle Oracle>
     // peaking at the best so far are dropped: a part with no order below it
     // keeps its order, and when every part finishes the best is optimal.
     // It runs first with a quarter of its steps, and again, with the rest,
-    // on what the windows find: the lower the best, the fewer sets.
+    // after the windows: on a lower best if they found one (fewer sets).
     std::size_t exact_budget = order_options.exact_steps;
     const auto exact_pass = [&](std::size_t budget) {
         const std::vector<NodeIndex> base = best.order;
@@ -290,7 +291,7 @@ template <activation_graph G, size_oracle Oracle>
             if (changed) consider(std::move(order), OrderStrategy::window);
         }
         best.proven_optimal = best.peak_bytes <= best.lower_bound_bytes;
-        if (!best.proven_optimal && best.strategy == OrderStrategy::window && exact_budget > 0) (void)exact_pass(exact_budget);
+        if (!best.proven_optimal && exact_budget > 0) (void)exact_pass(exact_budget);
     }
     // With in-place hints the planner folds by order, which the search does
     // not model: both peaks are measured with the hints, the given order is
