@@ -7,7 +7,7 @@
 // past 2^64) and through ranges that change on every call; a tampered
 // liveness handed back in; tampered plans, which validate must reject
 // unless they are truly safe; the executor's policies (outputs outside the
-// arena, unknown sizes dynamic, scratch).
+// arena, unknown sizes dynamic, scratch); the memory-aware order.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -232,6 +232,34 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         tamper_liveness(*live, h);
         if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
             tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);
+    }
+    {
+        // The memory-aware order: a topological order whose peak is the
+        // planner's bound in it (where every size is known), never above the
+        // given order's, never below its own lower bound; its plan validates.
+        orm::OrderOptions oo;
+        oo.alignment = std::size_t{1} << (h % 5);
+        oo.exact_steps = std::size_t{1} << 14;
+        oo.window_steps = std::size_t{1} << 12;
+        if (auto mo = orm::memory_aware_order(*g, views, oracle, options, oo)) {
+            auto ordered = orm::in_order(*g, mo->order);
+            if (!ordered) std::abort();
+            const auto rounded = [&](orm::ValueId v) {
+                auto bytes = oracle(v);
+                if (bytes) *bytes = *bytes > SIZE_MAX - oo.alignment ? SIZE_MAX : (*bytes + oo.alignment - 1) / oo.alignment * oo.alignment;
+                return bytes;
+            };
+            auto live = orm::compute_liveness(*ordered, views, options);
+            if (!live) std::abort();
+            const auto bound = orm::lower_bounds(*live, rounded);  // none where a size is unknown
+            if ((bound && bound->offset_bytes != mo->peak_bytes) || mo->peak_bytes > mo->given_peak_bytes ||
+                mo->lower_bound_bytes > mo->peak_bytes) {
+                std::fprintf(stderr, "MEMORY ORDER: peak %zu, given %zu, lower bound %zu, planner's bound %zu\n",
+                             mo->peak_bytes, mo->given_peak_bytes, mo->lower_bound_bytes, bound ? bound->offset_bytes : 0);
+                std::abort();
+            }
+            plan_and_check(*ordered, views, orm::static_size_oracle(*ordered), options);
+        }
     }
     plan_and_check(*g, views, orm::bounded_size_oracle(*g, bounds), options);
     if (auto ordered = orm::in_topological_order(*g)) {
