@@ -73,12 +73,17 @@ inline std::size_t run_node(const OrderProblem& p, NodeIndex n, std::vector<std:
 // n or an ancestor of n, or it is live from the start) and not yet closed
 // (one of its users is n or a descendant, or it is kept). The largest such
 // sum over the nodes. Ancestor sets as bitsets, N * ceil(N / 64) words;
-// nullopt when those exceed `words`, or the scan `steps` (decremented: one
-// per buffer and node it may be live at, one per user's word).
+// nullopt, before any work, when those exceed `words` or the scan `steps`
+// (decremented: one per buffer and node, one per user's word).
 [[nodiscard]] inline std::optional<std::size_t> forced_peak(const OrderProblem& p, std::size_t words, std::size_t& steps) {
     const std::size_t N = p.nodes, W = (N + 63) / 64;
     if (N == 0) return saturating_add(p.initial, p.at_start);
     if (W > words / N) return std::nullopt;
+    // The scan's cost, known before it starts: one per buffer and node, one
+    // per user's word.
+    const std::size_t cost = saturating_add(saturating_mul(p.buffers(), N), saturating_mul(p.uses.size(), W));
+    if (cost > steps) return std::nullopt;
+    steps -= cost;
     std::vector<std::uint64_t> anc(N * W, 0);  // anc[n]: n and its ancestors (node order is topological)
     for (std::size_t n = 0; n < N; ++n) {
         std::uint64_t* a = &anc[n * W];
@@ -98,9 +103,6 @@ inline std::size_t run_node(const OrderProblem& p, NodeIndex n, std::vector<std:
     std::vector<std::size_t> forced(N, 0);
     std::vector<std::uint64_t> until(W);  // the nodes some user of the buffer runs no earlier than
     for (std::size_t b = 0; b < p.buffers(); ++b) {
-        const std::size_t cost = N + std::size_t{user_begin[b + 1] - user_begin[b]} * W;
-        if (steps < cost) return std::nullopt;
-        steps -= cost;
         if (p.kept[b]) std::fill(until.begin(), until.end(), ~std::uint64_t{0});
         else {
             std::fill(until.begin(), until.end(), 0);
