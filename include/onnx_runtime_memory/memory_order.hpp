@@ -30,7 +30,7 @@
 // opened by it or an ancestor, used by it or a descendant) proves the best
 // optimal where it reaches it.
 // In-place hints are not modelled by the search; the result is measured with
-// them and is still never above the given order.
+// them, is still never above the given order, and is not claimed optimal.
 #pragma once
 
 #include <algorithm>
@@ -194,7 +194,8 @@ template <activation_graph G, size_oracle Oracle>
     for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
     best.peak_bytes = best.given_peak_bytes = detail::simulate_peak(p, best.order);
     best.tried.emplace_back(OrderStrategy::given, best.peak_bytes);
-    std::vector<std::pair<std::size_t, std::vector<NodeIndex>>> heuristic;  // the list and DFS orders, for the windows
+    std::vector<std::pair<std::size_t, std::vector<NodeIndex>>> heuristic;  // the heuristics' orders and peaks: where
+                                                                             // the windows may start
     const auto consider = [&](std::vector<NodeIndex> order, OrderStrategy strategy) {
         const std::size_t peak = detail::simulate_peak(p, order);
         best.tried.emplace_back(strategy, peak);
