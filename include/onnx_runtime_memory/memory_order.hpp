@@ -72,8 +72,8 @@ enum class OrderStrategy : std::uint8_t { given, list, dfs, post_order, frontier
 struct OrderOptions {
     std::size_t alignment = 1;                   // every size rounded up to this (the top one's too)
     std::size_t exact_steps = std::size_t{1} << 23;  // the exact search's work, in all parts (0: none): a
-                                                     // transition costs 1 + nodes / 64, a set kept its
-                                                     // 8-byte words (at most 8 bytes a step)
+                                                     // transition costs 1 + nodes / 64, a set kept the
+                                                     // 8-byte words it holds (at most 8 bytes a step)
     std::size_t list_steps = std::size_t{1} << 25;   // ready nodes the list schedulers may look at, each
     std::size_t window_steps = std::size_t{1} << 25;  // the windows' transitions and the moves' simulated
                                                       // steps, in all (0: no window search)

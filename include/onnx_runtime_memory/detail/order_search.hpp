@@ -255,9 +255,10 @@ template <class Better>
 // (the bytes live after a set are the same however it was reached); sets
 // whose peak reaches `below` are dropped, which is what keeps the sets few.
 // A set is a bitset with the nodes ready to run after it. Costs 1 + the
-// bitset's words of `steps` (decremented) a transition, and a set kept its
-// size in 8-byte words (the search holds at most 8 bytes a step); nullopt
-// past them.
+// bitset's words of `steps` (decremented) a transition, and a set kept what
+// it holds in 8-byte words (its bitsets, its layer entry and trail, its
+// share of the hash table: the search holds at most 8 bytes a step);
+// nullopt past them.
 // Deterministic: sets in the order they are first reached, nodes ascending.
 struct PartOrder {
     std::vector<NodeIndex> order;  // empty: no order of the part peaks below `below`
@@ -404,8 +405,8 @@ struct PartSpace {
                     for (;; h = (h + 1) & (slots - 1)) {
                         const std::uint32_t at = sp.table[h];
                         if (at == none) {  // a set kept: its words count as steps, so memory is bounded
-                            if (sp.trail.size() >= none - 1 || steps < 2 * W + 4) return std::nullopt;
-                            steps -= 2 * W + 4;
+                            if (sp.trail.size() >= none - 1 || steps < 2 * W + 8) return std::nullopt;
+                            steps -= 2 * W + 8;
                             sp.table[h] = static_cast<std::uint32_t>(sp.next_layer.size());
                             sp.next_sets.insert(sp.next_sets.end(), t.begin(), t.end());
                             sp.next_layer.push_back({peak, after, static_cast<std::uint32_t>(sp.trail.size())});
