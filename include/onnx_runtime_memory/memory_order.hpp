@@ -285,7 +285,7 @@ template <activation_graph G, size_oracle Oracle>
             std::size_t budget = order_options.window_steps / 3;
             bool changed = false;
             for (bool more = true; more && budget > 0;) {
-                more = detail::lower_peak_by_windows(p, order, std::size_t{1} << 18, budget);
+                more = detail::lower_peak_by_windows(p, order, std::size_t{1} << 19, budget);
                 more = detail::lower_peak_by_moves(p, order, budget) || more;
                 changed = changed || more;
             }
