@@ -449,9 +449,10 @@ struct PartSpace {
 // exactly: the bytes live entering and leaving a window are the same in
 // every order of its nodes, so a window's best order lowers its own steps
 // and moves no other. While the first step at the peak lies in a window
-// (growing, placed around it, after it, before it) whose best peak is
-// lower, that window takes its best order. Each window gets up to
-// `window_steps` transitions, all of them up to `steps` (decremented).
+// (growing from 16 to 256 steps while the last one finished; placed
+// around it, after it, before it) whose best peak is lower, that window
+// takes its best order. A window of w steps gets up to window_steps / 64 * w
+// of best_part_order's steps, all of them up to `steps` (decremented).
 // Returns whether the order changed.
 inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>& order, std::size_t window_steps,
                                   std::size_t& steps) {
