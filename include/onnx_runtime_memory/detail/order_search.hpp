@@ -506,10 +506,20 @@ inline bool lower_peak_by_windows(const OrderProblem& p, std::vector<NodeIndex>&
 inline bool lower_peak_by_moves(const OrderProblem& p, std::vector<NodeIndex>& order, std::size_t& steps) {
     const std::size_t N = order.size();
     std::vector<std::uint32_t> pos(N);
-    const auto score = [&](const std::vector<NodeIndex>& o) {
-        const auto during = step_bytes(p, o);
-        const std::size_t peak = *std::max_element(during.begin(), during.end());
-        return std::pair<std::size_t, std::size_t>(peak, static_cast<std::size_t>(std::count(during.begin(), during.end(), peak)));
+    std::vector<std::uint32_t> left;
+    const auto score = [&](const std::vector<NodeIndex>& o) {  // the peak and the steps at it, in one pass
+        left.assign(p.users.begin(), p.users.end());
+        std::size_t live = p.initial, peak = 0, at_peak = 0;
+        for (std::size_t k = 0; k < o.size(); ++k) {
+            std::size_t during = run_node(p, o[k], left, live);
+            if (k == 0) during = saturating_add(during, p.at_start);
+            if (during > peak) {
+                peak = during;
+                at_peak = 0;
+            }
+            at_peak += during == peak;
+        }
+        return std::pair<std::size_t, std::size_t>(peak, at_peak);
     };
     bool changed = false;
     auto current = score(order);
