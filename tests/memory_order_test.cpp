@@ -44,6 +44,18 @@ TEST_CASE("memory order: two branches interleaved run one after the other") {
 
 namespace {
 
+// The planner's offset lower bound with the graph run in `order` (nullopt:
+// not a topological order, or a size unknown).
+template <class G, class Oracle>
+std::optional<std::size_t> bound_in_order(const G& g, const std::vector<orm::NodeIndex>& order, const Oracle& oracle) {
+    auto ordered = orm::in_order(g, order);
+    if (!ordered) return std::nullopt;
+    auto live = orm::compute_liveness(*ordered, {});
+    if (!live) return std::nullopt;
+    auto bounds = orm::lower_bounds(*live, oracle);
+    return bounds ? std::optional<std::size_t>(bounds->offset_bytes) : std::nullopt;
+}
+
 // A random DAG of `nodes` nodes: each reads one to three earlier values, writes
 // one or two; the last value and a few others are graph outputs.
 struct Dag {
@@ -136,11 +148,7 @@ TEST_CASE("memory order: random DAGs of up to 16 nodes reach the least peak of e
         CHECK(mo->lower_bound_bytes > 0);
         CHECK(mo->lower_bound_bytes <= mo->peak_bytes);
         CHECK(mo->peak_bytes <= mo->given_peak_bytes);
-        auto ordered = orm::in_order(d, mo->order);
-        REQUIRE(ordered.has_value());
-        auto live = orm::compute_liveness(*ordered, {});
-        REQUIRE(live.has_value());
-        CHECK(orm::lower_bounds(*live, oracle)->offset_bytes == mo->peak_bytes);
+        CHECK(bound_in_order(d, mo->order, oracle) == mo->peak_bytes);
     }
 }
 
@@ -180,11 +188,7 @@ TEST_CASE("memory order: windows and moves lower graphs too wide for the exact s
             ++window_won;
             CHECK(mo->peak_bytes < least_before);
         }
-        auto ordered = orm::in_order(d, mo->order);
-        REQUIRE(ordered.has_value());
-        auto live = orm::compute_liveness(*ordered, {});
-        REQUIRE(live.has_value());
-        CHECK(orm::lower_bounds(*live, oracle)->offset_bytes == mo->peak_bytes);
+        CHECK(bound_in_order(d, mo->order, oracle) == mo->peak_bytes);
         CHECK(*orm::memory_aware_order(d, {}, oracle) == *mo);  // deterministic
     }
     CHECK(window_won >= 3);
@@ -231,11 +235,7 @@ TEST_CASE("memory order: the exact search proves a part of more than 64 nodes") 
     CHECK(mo->peak_bytes == 400 + 4 + 4);
     CHECK(mo->lower_bound_bytes == 400 + 4);  // the other chain's head is live in each order, but not the same value
     CHECK(mo->proven_optimal);
-    auto ordered = orm::in_order(g, mo->order);
-    REQUIRE(ordered.has_value());
-    auto live = orm::compute_liveness(*ordered, {});
-    REQUIRE(live.has_value());
-    CHECK(orm::lower_bounds(*live, oracle)->offset_bytes == mo->peak_bytes);
+    CHECK(bound_in_order(g, mo->order, oracle) == mo->peak_bytes);
 }
 
 TEST_CASE("memory order: 12 NASNet-like cells (192 nodes, no cut node) proven optimal") {
