@@ -282,6 +282,10 @@ struct PartSpace {
     std::vector<Layer> layer, next_layer;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> trail;  // predecessor's trail index, node
     std::vector<std::uint32_t> table;  // open addressing over next_layer
+    // Set-up scratch: the part's buffers, their users in the part, a fill
+    // cursor, the set being built.
+    std::vector<std::uint32_t> part_buffers, count, fill;
+    std::vector<std::uint64_t> t;
 };
 [[nodiscard]] inline std::optional<PartOrder> best_part_order(const OrderProblem& p, const std::vector<NodeIndex>& order,
                                                              std::size_t begin, std::size_t end,
@@ -295,8 +299,10 @@ struct PartSpace {
     for (std::size_t i = 0; i < k; ++i) sp.local[order[begin + i]] = static_cast<std::uint32_t>(i);
     // The part's buffers, and which of them a node may free: those with no
     // user left after the part (and not kept).
-    std::vector<std::uint32_t> buffers;  // part buffer -> buffer
-    std::vector<std::uint32_t> count;
+    auto& buffers = sp.part_buffers;  // part buffer -> buffer
+    auto& count = sp.count;
+    buffers.clear();
+    count.clear();
     for (std::size_t i = 0; i < k; ++i) {
         const NodeIndex n = order[begin + i];
         for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j) {
@@ -337,13 +343,11 @@ struct PartSpace {
     sp.user_begin.assign(buffers.size() + 1, 0);
     for (std::size_t x = 0; x < buffers.size(); ++x) sp.user_begin[x + 1] = sp.user_begin[x] + count[x];
     sp.users.assign(sp.user_begin.back(), 0);
-    {
-        std::vector<std::uint32_t> fill(sp.user_begin.begin(), sp.user_begin.end() - 1);
-        for (std::size_t i = 0; i < k; ++i) {
-            const NodeIndex n = order[begin + i];
-            for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
-                sp.users[fill[sp.in_part[p.uses[j]]]++] = static_cast<std::uint32_t>(i);
-        }
+    sp.fill.assign(sp.user_begin.begin(), sp.user_begin.end() - 1);
+    for (std::size_t i = 0; i < k; ++i) {
+        const NodeIndex n = order[begin + i];
+        for (std::uint32_t j = p.use_begin[n]; j < p.use_begin[n + 1]; ++j)
+            sp.users[sp.fill[sp.in_part[p.uses[j]]]++] = static_cast<std::uint32_t>(i);
     }
     sp.bytes.resize(buffers.size());
     for (std::size_t x = 0; x < buffers.size(); ++x) sp.bytes[x] = p.size[buffers[x]];
@@ -365,7 +369,8 @@ struct PartSpace {
         if (sp.wait_begin[i + 1] == sp.wait_begin[i]) sp.sets[W + i / 64] |= std::uint64_t{1} << (i % 64);
     sp.trail.assign(1, {none, none});
     sp.layer.assign(1, PartSpace::Layer{0, live, 0});
-    std::vector<std::uint64_t> t(2 * W);
+    auto& t = sp.t;
+    t.assign(2 * W, 0);
     for (std::size_t size = 0; size < k; ++size) {
         sp.next_sets.clear();
         sp.next_layer.clear();
