@@ -159,7 +159,6 @@ public:
         keys_.push_back(&lower_index_);
         min_off_.assign(n_, 0);
         floor_.assign(sections_, 0);
-        low_.assign(sections_, 0);
         next_.assign(std::size_t{sections_} + 1, 0);
         total_ = total0_;
         cut_ = cut0_;
@@ -269,7 +268,8 @@ private:
             const Placed placed = place(c.buffer, c.off);
             // The section check over the whole part, before the child's list
             // is made (most placements fail it) and before any split.
-            if (!floors_fit(lo, hi, c.off)) r = Result::infeasible;
+            if (c.off > capacity_ || (*size_)[c.buffer] > capacity_ - c.off || !floors_fit(lo, hi, c.off))
+                r = Result::infeasible;
             else {
                 child_list(begin, end, c.buffer, mark);
                 if (!lows_fit(lo, hi, child, list_.size(), c.off)) r = Result::infeasible;
@@ -347,20 +347,26 @@ private:
         placed_[i] = 0;
     }
 
-    // The section check (see the top of this file), in two steps. A
-    // section's unplaced buffers do not fit above `floor`.
+    // The section check (see the top of this file), in two steps, where
+    // `off` and every floor are at most the capacity (each placement's top
+    // is checked as it is made). A section's unplaced buffers do not fit
+    // above `floor` (none there fit anywhere).
     [[nodiscard]] bool too_high(std::uint32_t s, std::size_t floor) const noexcept {
-        return floor > capacity_ || total_[s] > capacity_ - floor;
+        return total_[s] > capacity_ - floor;
     }
-    // First without the min offsets: cheaper, and often enough. O(sections).
+    // First without the min offsets: cheaper, and often enough. One
+    // comparison a section, no branch on its contents. O(sections).
     [[nodiscard]] bool floors_fit(std::uint32_t lo, std::uint32_t hi, std::size_t off) const noexcept {
+        const std::size_t room = capacity_ - off;
         for (std::uint32_t s = lo; s < hi; ++s)
-            if (too_high(s, total_[s] > 0 ? std::max(off, floor_[s]) : floor_[s])) return false;
+            if (total_[s] > std::min(room, capacity_ - floor_[s])) return false;
         return true;
     }
     // Then with them. The list is sorted by min offset, so a section's
     // lowest min offset is that of the first buffer in the list covering
-    // it; next_ skips sections already set. O(list + sections).
+    // it; next_ skips sections already met. Every section with unplaced
+    // bytes is covered by one of the part's buffers, so each is checked as
+    // it is met. O(list + sections).
     [[nodiscard]] bool lows_fit(std::uint32_t lo, std::uint32_t hi, std::size_t begin, std::size_t end, std::size_t off) {
         for (std::uint32_t s = lo; s <= hi; ++s) next_[s] = s;
         const auto find = [&](std::uint32_t s) {
@@ -369,13 +375,12 @@ private:
         };
         for (std::size_t k = begin; k < end; ++k) {
             const std::uint32_t i = list_[k].buffer;
+            const std::size_t low = std::max(off, list_[k].off);
             for (std::uint32_t s = find(lo_[i]); s < hi_[i]; s = find(s + 1)) {
-                low_[s] = list_[k].off;
+                if (too_high(s, std::max(low, floor_[s]))) return false;
                 next_[s] = hi_[i];  // later finds jump past this buffer's sections
             }
         }
-        for (std::uint32_t s = lo; s < hi; ++s)
-            if (total_[s] > 0 && too_high(s, std::max({off, floor_[s], low_[s]}))) return false;
         return true;
     }
 
@@ -386,7 +391,7 @@ private:
     std::chrono::steady_clock::time_point deadline_;
     const std::vector<std::size_t>* size_ = nullptr;
     std::vector<std::uint32_t> lo_, hi_, overlaps_, cut0_, cut_, rank_, next_;  // by buffer, pair or section
-    std::vector<std::size_t> overlap_begin_, total0_, total_, min_off_, floor_, low_, solution_;
+    std::vector<std::size_t> overlap_begin_, total0_, total_, min_off_, floor_, solution_;
     std::vector<std::uint8_t> placed_;
     struct RankUndo {
         std::uint32_t buffer, old;
