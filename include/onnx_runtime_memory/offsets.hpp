@@ -18,7 +18,7 @@
 //   exact_search a MiniMalloc-style branch and bound (detail/offset_search.hpp)
 //                for offsets under a capacity: first the lower bound (a find
 //                there is optimal), then 2%, 4%, 8%, ... above it while below
-//                the best so far, six tie-break orders each, the node budget
+//                the best so far, several tie-break orders each, the budget
 //                doubled every round; a capacity it proves infeasible raises
 //                the bound instead. Up to ArenaOptions::exact_nodes nodes
 //   search       randomised skyline restarts (seeded: deterministic), a
