@@ -270,4 +270,35 @@ inline Synthetic nasnet(std::size_t cells, std::uint64_t seed) {
     return s;
 }
 
+// A perfect packing: a strip of `capacity` bytes (a multiple of 1,024) over
+// `times` time steps, cut at random into `pieces` rectangles (each time the
+// largest, across time or across bytes), each a buffer live over its time
+// range and as large as its bytes. Its optimum is the capacity, which is
+// also its lower bound: a hard set whose answers are known, for checking
+// the exact search on instances it was not tuned on.
+inline std::vector<orm::Buffer> perfect_packing(std::size_t pieces, std::size_t capacity, std::uint32_t times,
+                                                std::uint64_t seed) {
+    struct Piece {
+        std::uint32_t first, past;  // time [first, past)
+        std::size_t lo, hi;         // units of 1,024 bytes [lo, hi)
+        std::uint64_t area() const { return std::uint64_t{past - first} * (hi - lo); }
+    };
+    XorShift rng{seed * 0x9E3779B97F4A7C15ull + 1};
+    std::vector<Piece> cut{{0, times, 0, capacity / 1024}};
+    while (cut.size() < pieces) {
+        const auto largest = std::max_element(cut.begin(), cut.end(), [](const Piece& a, const Piece& b) { return a.area() < b.area(); });
+        const Piece p = *largest;
+        const bool across_time = p.hi - p.lo <= 1 || (p.past - p.first > 1 && rng() % 2 == 0);
+        if (across_time && p.past - p.first <= 1) break;  // no piece can be cut further
+        Piece a = p, b = p;
+        if (across_time) a.past = b.first = p.first + 1 + static_cast<std::uint32_t>(rng() % (p.past - p.first - 1));
+        else a.hi = b.lo = p.lo + 1 + static_cast<std::size_t>(rng() % (p.hi - p.lo - 1));
+        *largest = a;
+        cut.push_back(b);
+    }
+    std::vector<orm::Buffer> buffers;
+    for (const Piece& p : cut) buffers.push_back({(p.hi - p.lo) * 1024, p.first, p.past - 1});
+    return buffers;
+}
+
 }  // namespace synthetic
