@@ -116,6 +116,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
     const std::size_t greedy_steps = saturating_mul(saturating_add(n, m.pairs), log2_steps(n));
     if (greedy_steps <= budget) {
         const auto orders = greedy_orders(b, m);
+        const bool scan = scan_placed(n, m.pairs);
         constexpr ArenaStrategy names[4][2] = {
             {ArenaStrategy::size_best_fit, ArenaStrategy::size_first_fit},
             {ArenaStrategy::lifetime_best_fit, ArenaStrategy::lifetime_first_fit},
@@ -130,7 +131,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
                                                           {2, Fit::best}, {2, Fit::first}};
         for (const auto& [k, fit] : passes) {
             if (best.arena <= lower_bound || !spend(greedy_steps)) return;
-            consider(place_in_order(b, orders[k], fit, space.offset, space.greedy), names[k][fit == Fit::first]);
+            consider(place_in_order(b, orders[k], fit, scan, space.offset, space.greedy), names[k][fit == Fit::first]);
         }
     }
     if (b.pinned > 0) return;  // the skylines and the searches do not keep pins
