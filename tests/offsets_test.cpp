@@ -13,6 +13,20 @@
 using orm::Buffer;
 using Kind = orm::ValidateError::Kind;
 
+namespace {
+
+// A seeded xorshift generator: the random problems below, reproducible.
+auto xorshift(std::uint64_t seed) {
+    return [x = seed]() mutable {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+}
+
+}  // namespace
+
 TEST_CASE("plan_offsets: a chain of three buffers packs into two, validated") {
     // 64 bytes each: a [0,1], b [1,2], c [2,2]; a and c never meet.
     const std::vector<Buffer> buffers = {{64, 0, 1}, {64, 1, 2}, {64, 2, 2}};
@@ -318,13 +332,7 @@ TEST_CASE("validate_offsets: a pinned buffer moved is caught") {
 }
 
 TEST_CASE("pins taken from a plan, on random buffers: the re-plan keeps them and validates") {
-    std::uint64_t x = 0x51ED2701u;
-    const auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    auto rnd = xorshift(0x51ED2701u);
     for (int round = 0; round < 200; ++round) {
         std::vector<Buffer> buffers(5 + rnd() % 60);
         for (auto& b : buffers) {
@@ -423,13 +431,7 @@ TEST_CASE("the sweep's free gaps: hundreds of gaps (treaps) and a handful (a vec
         }
         return arena;
     };
-    std::uint64_t x = 0xC0FFEEu;
-    const auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    auto rnd = xorshift(0xC0FFEEu);
     {  // Two gaps of the same size: the lower one is taken.
         const std::vector<Buffer> buffers = {{16, 0, 5}, {32, 0, 1}, {16, 0, 5}, {32, 0, 1}, {16, 0, 5}, {32, 2, 3}};
         orm::detail::Buffers b;
@@ -471,13 +473,7 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
     // past the previous one's bytes, so no two overlap): every order, both
     // fits, the two ways of finding what a buffer meets give the same
     // offsets, and the offsets are valid.
-    std::uint64_t x = 0x5EEDu;
-    const auto rnd = [&x] {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        return x;
-    };
+    auto rnd = xorshift(0x5EEDu);
     for (int round = 0; round < 40; ++round) {
         const std::size_t n = 1 + rnd() % 300, span = 1 + rnd() % 200;
         const bool long_lived = round % 2 == 0;
