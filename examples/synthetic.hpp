@@ -286,7 +286,8 @@ inline std::vector<orm::Buffer> perfect_packing(std::size_t pieces, std::size_t 
     XorShift rng{seed * 0x9E3779B97F4A7C15ull + 1};
     std::vector<Piece> cut{{0, times, 0, capacity / 1024}};
     while (cut.size() < pieces) {
-        const auto largest = std::max_element(cut.begin(), cut.end(), [](const Piece& a, const Piece& b) { return a.area() < b.area(); });
+        const auto by_area = [](const Piece& a, const Piece& b) { return a.area() < b.area(); };
+        const auto largest = std::max_element(cut.begin(), cut.end(), by_area);
         const Piece p = *largest;
         const bool across_time = p.hi - p.lo <= 1 || (p.past - p.first > 1 && rng() % 2 == 0);
         if (across_time && p.past - p.first <= 1) break;  // no piece can be cut further

@@ -60,8 +60,10 @@ void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::u
             if (capacity >= best) break;
             if (rung > 0 && capacity == last) continue;  // a proof raised `known` past this rung
             last = capacity;
-            for (const auto& [rank, fresh_parts] : rung == 0 ? std::span<const Order>(at_bound) : std::span<const Order>(above_bound)) {
-                const std::uint64_t given = rung > 0 ? std::min(budget / 2, nodes) : budget > nodes / 4 ? nodes : 4 * budget;
+            const std::span<const Order> orders = rung == 0 ? std::span<const Order>(at_bound) : above_bound;
+            for (const auto& [rank, fresh_parts] : orders) {
+                const std::uint64_t wanted = rung == 0 ? (budget > nodes / 4 ? nodes : 4 * budget) : budget / 2;
+                const std::uint64_t given = std::min(wanted, nodes);
                 std::uint64_t left = given;
                 const auto result = search.run(capacity, rank, fresh_parts, left, offset, deadline);
                 nodes -= given - left;

@@ -158,7 +158,8 @@ private:
             std::size_t count = 0;
             for (std::size_t k = 0; k < by_offset.size(); ++k) {
                 met[count] = static_cast<std::uint32_t>(k);
-                count += static_cast<std::size_t>(by_offset[k].def <= end) & static_cast<std::size_t>(by_offset[k].end >= def);
+                const GreedySpace::Placed& y = by_offset[k];
+                count += static_cast<std::size_t>(y.def <= end) & static_cast<std::size_t>(y.end >= def);
             }
             for (std::size_t k = 0; k < count; ++k)
                 if (!gap.block(by_offset[met[k]].lo, by_offset[met[k]].hi)) break;
