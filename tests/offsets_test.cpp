@@ -186,6 +186,24 @@ TEST_CASE("plan_offsets: the exact search proves a bound above the live total, a
     CHECK(orm::validate_offsets(buffers, *searched, 1).has_value());
 }
 
+TEST_CASE("plan_offsets: the exact search runs when asked, even where the greedy orders spend the work budget") {
+    // The buffers above and 900 empty ones live throughout: 400,000 pairs
+    // meet, so one greedy order spends nearly all of the budget and no
+    // skyline fits in the rest, but the search, bounded by its node count,
+    // still runs and proves 15.
+    std::vector<Buffer> buffers = {{6, 4, 6}, {7, 5, 7}, {6, 0, 2}, {1, 2, 5},
+                                   {3, 2, 4}, {4, 1, 3}, {1, 3, 4}, {6, 0, 0}};
+    buffers.resize(buffers.size() + 900, Buffer{0, 0, 7});
+    orm::ArenaOptions o;
+    o.alignment = 1;
+    o.exact_nodes = 1 << 20;
+    auto searched = orm::plan_offsets(buffers, o);
+    REQUIRE(searched.has_value());
+    CHECK(searched->proven_bound_bytes == 15);
+    CHECK(searched->arena_bytes == 15);
+    CHECK(orm::validate_offsets(buffers, *searched, 1).has_value());
+}
+
 TEST_CASE("plan_offsets: malformed records and overflowing totals name the buffer") {
     const std::vector<Buffer> backwards = {{8, 0, 1}, {8, 3, 2}};
     auto e = orm::plan_offsets(backwards);

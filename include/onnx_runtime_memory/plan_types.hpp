@@ -145,11 +145,11 @@ struct ArenaOptions {
     // fit in what is left of work_per_owner x owners (at least 4,096 owners,
     // so small problems get every strategy): a greedy order about
     // (owners + meeting pairs) x log2(owners), a skyline owners x (positions
-    // + owners); the searches only where one skyline fits. The time is thus
-    // bounded by about work_per_owner x max(owners, 4,096) steps plus the
-    // sweep's O(n log n): what changes with size is which strategies fit
+    // + owners). The time is thus bounded by about work_per_owner x
+    // max(owners, 4,096) steps plus the sweep's O(n log n), and the opt-in
+    // searches' own counts: what changes with size is which strategies fit
     // (a 1k-owner problem may take longer than a 5k one). 0: the sweep alone
-    // (allocation-free re-planning).
+    // (allocation-free re-planning), no search either.
     std::size_t work_per_owner = 1024;
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent

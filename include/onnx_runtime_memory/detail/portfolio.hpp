@@ -100,7 +100,8 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
 }
 
 // After the sweep: the greedy orders and the skylines while their predicted
-// steps fit in `budget`, then the opt-in searches (see place_buffers).
+// steps fit in `budget`, then the opt-in searches, which their own counts
+// bound (see place_buffers).
 inline void place_within_budget(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound,
                                 std::size_t budget, PlaceSpace& space, Placement& best) {
     const std::size_t n = b.count();
@@ -130,14 +131,13 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
                                                           {3, Fit::first}, {1, Fit::best}, {1, Fit::first},
                                                           {2, Fit::best}, {2, Fit::first}};
         for (const auto& [k, fit] : passes) {
-            if (best.arena <= lower_bound || !spend(greedy_steps)) return;
+            if (best.arena <= lower_bound || !spend(greedy_steps)) break;
             consider(place_in_order(b, orders[k], fit, scan, space.offset, space.greedy), names[k][fit == Fit::first]);
         }
     }
     if (b.pinned > 0) return;  // the skylines and the searches do not keep pins
 
-    // The skylines, deterministic, then the opt-in searches, where one
-    // skyline fits in what is left.
+    // The skylines, deterministic, while one fits in what is left.
     std::size_t positions = 0;
     for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
     // A skyline takes at least n rounds of positions + n steps each (more
@@ -148,9 +148,12 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
                                                              {Prefer::area, ArenaStrategy::skyline_area},
                                                              {Prefer::lifetime, ArenaStrategy::skyline_lifetime}};
     for (const auto& [prefer, name] : skylines) {
-        if (best.arena <= lower_bound || budget < skyline_steps) return;
+        if (best.arena <= lower_bound || budget < skyline_steps) break;
         consider(skyline(b, prefer, nullptr, space.sky, space.offset, budget), name);
     }
+
+    // The opt-in searches, bounded by their own counts and the time limit,
+    // not by the budget: asked for, they run whatever the problem's shape.
     const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
         exact_search(b, best.proven, best.arena, options.exact_nodes, deadline, space.offset,
