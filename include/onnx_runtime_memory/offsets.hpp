@@ -31,8 +31,10 @@
 // (mirrored_sweep, detail/portfolio.hpp): buffers arriving as they die. Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
-// Both searches are opt-in, and both stop early at options.time_limit (then
-// the best so far; the result may then depend on the machine's speed).
+// Both searches are opt-in, bounded by their own counts and not by the work
+// budget, and both stop early at options.time_limit, counted from the start
+// of the placement (then the best so far; the result may then depend on the
+// machine's speed).
 #pragma once
 
 #include <algorithm>

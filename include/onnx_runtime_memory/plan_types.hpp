@@ -152,7 +152,9 @@ struct ArenaOptions {
     // (allocation-free re-planning), no search either.
     std::size_t work_per_owner = 1024;
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
-    std::chrono::microseconds time_limit{0};  // if > 0, stop both searches early when it is spent
+    // If > 0, the placement's time, counted from its start (the strategies
+    // before the searches included): both searches stop when it is spent.
+    std::chrono::microseconds time_limit{0};
     // Last, so that 0.1's positional initialisers keep their meaning.
     std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
 };

@@ -103,7 +103,8 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
 // steps fit in `budget`, then the opt-in searches, which their own counts
 // bound (see place_buffers).
 inline void place_within_budget(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound,
-                                std::size_t budget, PlaceSpace& space, Placement& best) {
+                                std::size_t budget, std::chrono::steady_clock::time_point deadline, PlaceSpace& space,
+                                Placement& best) {
     const std::size_t n = b.count();
     const auto spend = [&budget](std::size_t steps) {
         if (steps > budget) return false;
@@ -156,7 +157,6 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
 
     // The opt-in searches, bounded by their own counts and the time limit,
     // not by the budget: asked for, they run whatever the problem's shape.
-    const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     if (options.exact_nodes > 0 && best.arena > lower_bound)
         exact_search(b, best.proven, best.arena, options.exact_nodes, deadline, space.offset,
                      [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
@@ -180,13 +180,15 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
 // options.time_limit cuts a search short.
 inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
                           Placement& best) {
+    // The time limit counts from here: the strategies before the searches take their share.
+    const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
     best.arena = sweep(b, best.offset, space.sweep);
     best.strategy = ArenaStrategy::sweep;
     best.proven = lower_bound;
     constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
     const std::size_t budget = saturating_mul(options.work_per_owner, std::max(b.count(), least_owners));
     if (best.arena <= lower_bound || budget == 0) return;
-    place_within_budget(b, options, lower_bound, budget, space, best);
+    place_within_budget(b, options, lower_bound, budget, deadline, space, best);
     if (best.arena > lower_bound && b.pinned == 0)
         consider(mirrored_sweep(b, space), ArenaStrategy::mirrored_sweep, space, best);
 }
