@@ -529,3 +529,53 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
             }
     }
 }
+
+TEST_CASE("the top repacked: the range maximum matches a plain array, and the repacked plans are valid") {
+    auto rnd = xorshift(0x7E9ACCu);
+    for (int round = 0; round < 20; ++round) {
+        const std::size_t positions = 1 + rnd() % 300;
+        orm::detail::RangeMax tree;
+        tree.reset(positions);
+        std::vector<std::size_t> plain(positions, 0);
+        for (int op = 0; op < 200; ++op) {
+            std::size_t first = rnd() % positions, last = rnd() % positions;
+            if (first > last) std::swap(first, last);
+            if (op % 2 == 0) {
+                const std::size_t v = rnd() % 1000;
+                tree.raise(first, last, v);
+                for (std::size_t t = first; t <= last; ++t) plain[t] = std::max(plain[t], v);
+            } else {
+                INFO("round " << round << ", op " << op);
+                CHECK(tree.largest(first, last) == *std::max_element(plain.begin() + first, plain.begin() + last + 1));
+            }
+        }
+    }
+    // Repacking the sweep's top, any share of it: still a valid plan.
+    for (int round = 0; round < 20; ++round) {
+        const std::size_t n = 1 + rnd() % 300, span = 1 + rnd() % 200;
+        std::vector<Buffer> buffers;
+        for (std::size_t k = 0; k < n; ++k) {
+            Buffer buf;
+            buf.first = static_cast<orm::NodeIndex>(rnd() % span);
+            buf.last = buf.first + static_cast<orm::NodeIndex>(round % 2 == 0 ? rnd() % span : rnd() % 4);
+            buf.size = rnd() % 10 == 0 ? 0 : (1 + rnd() % 40) * 16;
+            buffers.push_back(buf);
+        }
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        std::vector<std::size_t> offset;
+        (void)orm::detail::sweep(b, offset);
+        orm::detail::RepackSpace space;
+        for (const std::size_t r : {std::size_t{0}, std::size_t{1}, n / 3, n}) {
+            INFO("round " << round << ", " << r << " moved");
+            std::vector<std::size_t> repacked = offset;
+            const auto fit = r % 2 == 0 ? orm::detail::Fit::first : orm::detail::Fit::best;
+            orm::OffsetPlan plan;
+            plan.alignment = 16;
+            plan.arena_bytes = orm::detail::repack_top(b, r, fit, repacked, space);
+            plan.offsets.assign(n, 0);
+            for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = repacked[i];
+            CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+        }
+    }
+}

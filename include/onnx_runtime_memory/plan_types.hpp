@@ -177,6 +177,7 @@ enum class ArenaStrategy : std::uint8_t {
     search [[deprecated("renamed ArenaStrategy::randomized_skyline")]] = randomized_skyline,
     exact_search,     // the branch and bound under a capacity
     mirrored_sweep,   // the sweep on the problem mirrored in time (buffers arrive as they die)
+    repacked_top,     // the best plan's highest buffers placed again by size, above the rest
 };
 
 [[nodiscard]] constexpr const char* to_string(ArenaStrategy s) noexcept {
@@ -197,6 +198,7 @@ enum class ArenaStrategy : std::uint8_t {
         case ArenaStrategy::randomized_skyline: return "randomized_skyline";
         case ArenaStrategy::exact_search: return "exact_search";
         case ArenaStrategy::mirrored_sweep: return "mirrored_sweep";
+        case ArenaStrategy::repacked_top: return "repacked_top";
     }
     return "unknown";
 }

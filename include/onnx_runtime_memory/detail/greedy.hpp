@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -78,13 +79,14 @@ struct GreedySpace {
     std::vector<std::uint32_t> met;  // the scan's finds, by position in by_offset
 };
 
-// The gap a buffer of `need` bytes takes among the [lo, hi) blocks given in
-// increasing lo (ties in any order: a block at the same lo as one before it
-// starts below the cursor, so it opens no gap): the best (smallest, then
-// lowest) or first (lowest) one, else the top of them all.
+// The gap a buffer of `need` bytes takes at or above `floor` among the [lo,
+// hi) blocks given in increasing lo (ties in any order: a block at the same
+// lo as one before it starts below the cursor, so it opens no gap): the
+// best (smallest, then lowest) or first (lowest) one, else the top of them
+// all (at least the floor).
 class GapChoice {
 public:
-    GapChoice(std::size_t need, Fit fit) : need_(need), fit_(fit) {}
+    GapChoice(std::size_t need, Fit fit, std::size_t floor = 0) : need_(need), cursor_(floor), fit_(fit) {}
     // False once the choice is final (the first fit found).
     bool block(std::size_t lo, std::size_t hi) {
         if (lo > cursor_ && lo - cursor_ >= need_ && lo - cursor_ < chosen_gap_) {
@@ -98,7 +100,7 @@ public:
     [[nodiscard]] std::size_t offset() const { return chosen_ != no_offset ? chosen_ : cursor_; }
 
 private:
-    std::size_t need_, cursor_ = 0, chosen_ = no_offset, chosen_gap_ = no_offset;
+    std::size_t need_, cursor_, chosen_ = no_offset, chosen_gap_ = no_offset;
     Fit fit_;
 };
 
@@ -113,14 +115,16 @@ private:
 // Places buffers in `order` (pinned ones are skipped: they sit at their
 // pin, placed before the rest), each into the best (smallest, then lowest)
 // or first (lowest) gap among the placed buffers it meets in time, else
-// above them all. Returns the arena: the highest end.
+// above them all; with `floor` (by buffer), at or above floor[x]. Returns
+// the arena: the highest end.
 //
 // Two ways to find the placed buffers a buffer meets, with the same
 // result: the index by time, then a sort by offset, O(k log n) for k
 // found; or, with `scan` (see scan_placed), a scan of every placed buffer
 // in offset order, O(n) with no sort, as TFLite's greedy does.
 [[nodiscard]] inline std::size_t place_in_order(const Buffers& b, const std::vector<std::uint32_t>& order, Fit fit,
-                                                bool scan, std::vector<std::size_t>& offset, GreedySpace& space) {
+                                                bool scan, std::vector<std::size_t>& offset, GreedySpace& space,
+                                                std::span<const std::size_t> floor = {}) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
     space.placed.reset(scan ? 0 : n);
@@ -148,7 +152,7 @@ private:
     for (std::uint32_t x : order) {
         const std::size_t need = b.size[x];
         if (need == 0 || b.is_pinned(x)) continue;
-        GapChoice gap(need, fit);
+        GapChoice gap(need, fit, floor.empty() ? 0 : floor[x]);
         if (scan) {
             // The ones x meets, listed without a branch on each (the test is
             // a coin toss on these problems: a branch would mispredict).
@@ -212,6 +216,15 @@ struct Meetings {
     return m;
 }
 
+// The buffers by decreasing `first`, then decreasing `second`, then index.
+[[nodiscard]] inline std::vector<std::uint32_t> decreasing_order(const std::vector<std::size_t>& first,
+                                                                 const std::vector<std::size_t>& second) {
+    std::vector<std::uint32_t> order(first.size());
+    std::iota(order.begin(), order.end(), 0u);
+    sort_by(order, [&](std::uint32_t x) { return descending(first[x]); }, [&](std::uint32_t x) { return descending(second[x]); });
+    return order;
+}
+
 // The four greedy orders: decreasing size, lifetime, area and conflicts
 // (the total size of the buffers it meets), ties to the earlier buffer.
 [[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
@@ -222,12 +235,7 @@ struct Meetings {
     for (std::size_t i = 0; i < n; ++i) {
         area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
     }
-    const auto by = [&](const std::vector<std::size_t>& first, const std::vector<std::size_t>& second) {
-        std::vector<std::uint32_t> order(n);
-        std::iota(order.begin(), order.end(), 0u);
-        sort_by(order, [&](std::uint32_t x) { return descending(first[x]); }, [&](std::uint32_t x) { return descending(second[x]); });
-        return order;
-    };
+    const auto by = decreasing_order;
     return {by(b.size, length), by(length, b.size), by(area, b.size), by(m.bytes, b.size)};
 }
 

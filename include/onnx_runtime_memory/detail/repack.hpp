@@ -1,0 +1,126 @@
+// The top repacked: a placement's highest buffers placed again by a greedy
+// order above the rest, which stays. The sweep leaves its waste near the
+// top, where buffers that arrived late fill what was left; placed again
+// largest first, the top packs tighter. O(n + T + c log T + r^2) for r
+// buffers moved and c that stay but reach into their band, T the
+// positions: with r a multiple of sqrt(n), about linear in n.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "buffers.hpp"
+#include "greedy.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+// Over positions [0, T): raise every position of a range to at least v, and
+// the largest value in a range. A bottom-up segment tree: `tag` holds the
+// raises that cover a node's whole range, `sub` the largest value anywhere
+// below it (its raises and those of its descendants). A raise tags the
+// nodes covering its range and lifts `sub` along the paths of its two end
+// leaves, which pass through every ancestor of those nodes; a query reads
+// `sub` of the nodes covering its range and `tag` along the same two paths
+// (a tag there covers an end of the range, so a position inside it).
+// O(log T) each.
+class RangeMax {
+public:
+    void reset(std::size_t positions) {
+        leaves_ = 1;
+        while (leaves_ < positions) leaves_ *= 2;
+        tag_.assign(2 * leaves_, 0);
+        sub_.assign(2 * leaves_, 0);
+    }
+    void raise(std::size_t first, std::size_t last, std::size_t v) {
+        for (std::size_t a = first + leaves_, b = last + leaves_ + 1; a < b; a /= 2, b /= 2) {
+            if (a % 2 == 1) lift(a++, v);
+            if (b % 2 == 1) lift(--b, v);
+        }
+        for (std::size_t p = first + leaves_; p > 0; p /= 2) sub_[p] = std::max(sub_[p], v);
+        for (std::size_t p = last + leaves_; p > 0; p /= 2) sub_[p] = std::max(sub_[p], v);
+    }
+    [[nodiscard]] std::size_t largest(std::size_t first, std::size_t last) const {
+        std::size_t m = 0;
+        for (std::size_t a = first + leaves_, b = last + leaves_ + 1; a < b; a /= 2, b /= 2) {
+            if (a % 2 == 1) m = std::max(m, sub_[a++]);
+            if (b % 2 == 1) m = std::max(m, sub_[--b]);
+        }
+        for (std::size_t p = (first + leaves_) / 2; p > 0; p /= 2) m = std::max(m, tag_[p]);
+        for (std::size_t p = (last + leaves_) / 2; p > 0; p /= 2) m = std::max(m, tag_[p]);
+        return m;
+    }
+
+private:
+    void lift(std::size_t node, std::size_t v) {
+        tag_[node] = std::max(tag_[node], v);
+        sub_[node] = std::max(sub_[node], v);
+    }
+    std::size_t leaves_ = 1;
+    std::vector<std::size_t> tag_, sub_;
+};
+
+// Kept memory of repack_top.
+struct RepackSpace {
+    std::vector<std::uint32_t> by_offset;  // the buffers with bytes: the moved ones first (in def order), then the rest
+    RangeMax tops;  // the highest end of the buffers that stay, by position
+    Buffers top;    // the buffers moved, as a problem of their own (in def order)
+    std::vector<std::size_t> floor, offset;
+    GreedySpace greedy;
+};
+
+// Takes the `r` buffers with the highest offsets in `offset` (ties: the
+// lower index) and places them again, in decreasing size, each into the
+// best or first gap among the moved ones it meets, no lower than the lowest
+// old offset among them nor than the highest end of the buffers that stay
+// and that it meets. The buffers that stay lie below the moved ones they
+// meet (they start lower, and do not overlap), so each moved buffer's old
+// offset is at or above its floor: the old placement is one the greedy
+// could make. Offsets into `offset`; returns the arena.
+[[nodiscard]] inline std::size_t repack_top(const Buffers& b, std::size_t r, Fit fit, std::vector<std::size_t>& offset,
+                                            RepackSpace& space) {
+    const std::size_t n = b.count();
+    auto& order = space.by_offset;
+    order.clear();
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (b.size[i] > 0) order.push_back(i);
+    r = std::min(r, order.size());
+    const auto higher = [&](std::uint32_t x, std::uint32_t y) { return offset[x] != offset[y] ? offset[x] > offset[y] : x < y; };
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(r), order.end(), higher);
+    std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(r));  // the moved ones in def order
+
+    // The moved ones go no lower than the lowest of them (`base`): only the
+    // buffers that stay and reach above it can raise a floor.
+    std::size_t positions = 0, arena = 0, base = r > 0 ? no_offset : 0;
+    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    for (std::size_t k = 0; k < r; ++k) base = std::min(base, offset[order[k]]);
+    space.tops.reset(positions);
+    for (std::size_t k = r; k < order.size(); ++k) {
+        const std::uint32_t y = order[k];
+        arena = std::max(arena, offset[y] + b.size[y]);
+        if (offset[y] + b.size[y] > base) space.tops.raise(b.def[y], b.end[y], offset[y] + b.size[y]);
+    }
+    Buffers& top = space.top;
+    for (auto* column : {&top.def, &top.end}) column->resize(r);
+    for (auto* column : {&top.length, &top.size, &top.slack, &top.pin, &space.floor}) column->resize(r);
+    top.value.resize(r);
+    for (std::size_t k = 0; k < r; ++k) {
+        const std::uint32_t x = order[k];
+        top.value[k] = x;
+        top.def[k] = b.def[x];
+        top.end[k] = b.end[x];
+        top.length[k] = b.length[x];
+        top.size[k] = b.size[x];
+        top.slack[k] = b.slack[x];
+        top.pin[k] = no_offset;
+        space.floor[k] = std::max(base, space.tops.largest(b.def[x], b.end[x]));
+    }
+    const Meetings m = meetings(top);
+    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan_placed(r, m.pairs),
+                                             space.offset, space.greedy, space.floor);
+    for (std::size_t k = 0; k < r; ++k) offset[order[k]] = space.offset[k];
+    return std::max(arena, moved);
+}
+
+}  // namespace onnx_runtime_memory::detail
