@@ -235,8 +235,8 @@ struct Meetings {
     for (std::size_t i = 0; i < n; ++i) {
         area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
     }
-    const auto by = decreasing_order;
-    return {by(b.size, length), by(length, b.size), by(area, b.size), by(m.bytes, b.size)};
+    return {decreasing_order(b.size, length), decreasing_order(length, b.size), decreasing_order(area, b.size),
+            decreasing_order(m.bytes, b.size)};
 }
 
 }  // namespace onnx_runtime_memory::detail
