@@ -42,7 +42,7 @@ public:
     }
 
     // Takes `need` bytes from the bottom of the best-fitting gap; false if
-    // no gap holds them.
+    // no gap holds them. What is left of the gap keeps its place by offset.
     bool take(std::size_t need, std::size_t& off) {
         if (!treaps_) {
             std::size_t best = small_.size();
@@ -57,51 +57,65 @@ public:
         const std::uint32_t g = by_size_.first_not([&](std::uint32_t x) { return gap_size_[x] < need; });
         if (g == TreapIndex::nil) return false;
         off = gap_off_[g];
-        const std::size_t rest = gap_size_[g] - need;
-        drop(g);
-        if (rest > 0) add(off + need, rest);
+        if (gap_size_[g] == need) drop(g);
+        else resize(g, off + need, gap_size_[g] - need);
         return true;
     }
 
-    // Frees [off, off + size): merged with the free gaps touching it, which
-    // are removed; off and size become the merged block (not yet a gap).
-    void merge_neighbours(std::size_t& off, std::size_t& size) {
+    // Frees [off, off + size), merged with the free gaps touching it; returns
+    // the new top of the arena, `top` unless the block reaches it (no gap
+    // ever does: a block freed there lowers the top).
+    [[nodiscard]] std::size_t release(std::size_t off, std::size_t size, std::size_t top) {
         if (!treaps_) {
             auto at = std::lower_bound(small_.begin(), small_.end(), off,
                                        [](const std::pair<std::size_t, std::size_t>& g, std::size_t o) { return g.first < o; });
-            if (at != small_.end() && at->first == off + size) {
-                size += at->second;
-                at = small_.erase(at);
-            }
             if (at != small_.begin() && std::prev(at)->first + std::prev(at)->second == off) {
-                off = std::prev(at)->first;
-                size += std::prev(at)->second;
-                small_.erase(std::prev(at));
+                --at;  // joins the gap below
+                off = at->first;
+                size += at->second;
+                if (std::next(at) != small_.end() && std::next(at)->first == off + size) {
+                    size += std::next(at)->second;
+                    small_.erase(std::next(at));
+                }
+            } else if (at != small_.end() && at->first == off + size) {
+                size += at->second;  // joins the gap above
+            } else {
+                if (off + size == top) return off;
+                small_.insert(at, {off, size});
+                if (small_.size() > many) to_treaps();
+                return top;
             }
-            return;
+            if (off + size == top) {
+                small_.erase(at);
+                return off;
+            }
+            *at = {off, size};
+            return top;
         }
-        const std::uint32_t before = by_off_.last_below([&](std::uint32_t y) { return gap_off_[y] < off; });
-        if (before != TreapIndex::nil && gap_off_[before] + gap_size_[before] == off) {
-            off = gap_off_[before];
-            size += gap_size_[before];
-            drop(before);
+        const std::uint32_t below = by_off_.last_below([&](std::uint32_t y) { return gap_off_[y] < off; });
+        const std::uint32_t above = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] < off + size; });
+        if (above != TreapIndex::nil && gap_off_[above] == off + size) {
+            size += gap_size_[above];
+            drop(above);
         }
-        const std::uint32_t after = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] < off + size; });
-        if (after != TreapIndex::nil && gap_off_[after] == off + size) {
-            size += gap_size_[after];
-            drop(after);
+        if (below != TreapIndex::nil && gap_off_[below] + gap_size_[below] == off) {
+            off = gap_off_[below];
+            size += gap_size_[below];
+            if (off + size == top) drop(below);
+            else resize(below, off, size);
+        } else if (off + size != top) {
+            add(off, size);
         }
-        if (treaps_ && count() < few) to_small();
+        if (count() < few) to_small();
+        return off + size == top ? off : top;
     }
 
+private:
+    static constexpr std::size_t many = 64, few = 16;  // apart, so that moving back and forth is rare
+
+    [[nodiscard]] std::size_t count() const { return gap_off_.size() - spare_.size(); }
+    // A new gap in the treaps.
     void add(std::size_t off, std::size_t size) {
-        if (!treaps_) {
-            const auto at = std::lower_bound(small_.begin(), small_.end(), off,
-                                             [](const std::pair<std::size_t, std::size_t>& g, std::size_t o) { return g.first < o; });
-            small_.insert(at, {off, size});
-            if (small_.size() > many) to_treaps();
-            return;
-        }
         std::uint32_t id;
         if (spare_.empty()) {
             id = static_cast<std::uint32_t>(gap_off_.size());
@@ -116,11 +130,13 @@ public:
         by_size_.insert(id, size_less());
         by_off_.insert(id, off_less());
     }
-
-private:
-    static constexpr std::size_t many = 64, few = 16;  // apart, so that moving back and forth is rare
-
-    [[nodiscard]] std::size_t count() const { return gap_off_.size() - spare_.size(); }
+    // A gap's new bounds, between the same neighbours: its place by offset stays.
+    void resize(std::uint32_t id, std::size_t off, std::size_t size) {
+        by_size_.erase(id, size_less());
+        gap_off_[id] = off;
+        gap_size_[id] = size;
+        by_size_.insert(id, size_less());
+    }
     void drop(std::uint32_t id) {
         by_size_.erase(id, size_less());
         by_off_.erase(id, off_less());
@@ -198,10 +214,7 @@ struct SweepSpace {
         for (; done < n && b.end[by_end[done]] == p; ++done) {
             const std::uint32_t x = by_end[done];
             if (b.size[x] == 0 || b.is_pinned(x)) continue;
-            std::size_t off = offset[x], size = b.size[x];
-            gaps.merge_neighbours(off, size);
-            if (off + size == top) top = off;  // the top of the arena is free again
-            else gaps.add(off, size);
+            top = gaps.release(offset[x], b.size[x], top);
         }
     }
     return arena;

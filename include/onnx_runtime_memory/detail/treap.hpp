@@ -27,21 +27,25 @@ public:
         right_.reserve(ids);
     }
     [[nodiscard]] bool empty() const noexcept { return root_ == nil; }
+    // Both walk down from the root to where x sits, and split or merge only
+    // below it.
     template <class Less>
     void insert(std::uint32_t x, const Less& less) {
         if (x >= left_.size()) {
             left_.resize(std::size_t{x} + 1, nil);
             right_.resize(std::size_t{x} + 1, nil);
         }
-        left_[x] = right_[x] = nil;
-        std::uint32_t lo = nil;
-        std::uint32_t hi = nil;
-        split(root_, x, lo, hi, less);
-        root_ = merge(merge(lo, x), hi);
+        const std::uint32_t px = priority(x);
+        std::uint32_t* link = &root_;
+        while (*link != nil && priority(*link) > px) link = less(x, *link) ? &left_[*link] : &right_[*link];
+        split(*link, x, left_[x], right_[x], less);
+        *link = x;
     }
     template <class Less>
     void erase(std::uint32_t x, const Less& less) {
-        root_ = erase(root_, x, less);
+        std::uint32_t* link = &root_;
+        while (*link != nil && *link != x) link = less(x, *link) ? &left_[*link] : &right_[*link];
+        if (*link == x) *link = merge(left_[x], right_[x]);
     }
 
     // The first id (in order) for which below(id) is false, or nil; below
@@ -107,14 +111,6 @@ private:
         }
         left_[hi] = merge(lo, left_[hi]);
         return hi;
-    }
-    template <class Less>
-    [[nodiscard]] std::uint32_t erase(std::uint32_t t, std::uint32_t x, const Less& less) {
-        if (t == nil) return nil;
-        if (t == x) return merge(left_[t], right_[t]);
-        if (less(x, t)) left_[t] = erase(left_[t], x, less);
-        else right_[t] = erase(right_[t], x, less);
-        return t;
     }
 
     std::vector<std::uint32_t> left_;
