@@ -42,6 +42,13 @@ struct Buffers {
     [[nodiscard]] bool overlap(std::size_t a, std::size_t b) const noexcept {
         return def[a] <= end[b] && def[b] <= end[a];
     }
+    // One past the last position any buffer is live at: the span of time
+    // the strategies walk.
+    [[nodiscard]] std::size_t positions() const noexcept {
+        std::size_t past = 0;
+        for (const NodeIndex last : end) past = std::max<std::size_t>(past, std::size_t{last} + 1);
+        return past;
+    }
 };
 
 
@@ -49,9 +56,7 @@ struct Buffers {
 // when the time span exceeds four positions per buffer.
 inline void compress_times(Buffers& b) {
     const std::size_t n = b.count();
-    std::size_t span = 0;
-    for (std::size_t i = 0; i < n; ++i) span = std::max<std::size_t>(span, std::size_t{b.end[i]} + 1);
-    if (span <= 4 * n) return;
+    if (b.positions() <= 4 * n) return;
     auto& times = b.times;
     times.assign(b.def.begin(), b.def.end());
     times.insert(times.end(), b.end.begin(), b.end.end());

@@ -148,8 +148,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
     if (b.pinned > 0) return;  // the skylines and the searches do not keep pins
 
     // The skylines, deterministic, while one fits in what is left.
-    std::size_t positions = 0;
-    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    const std::size_t positions = b.positions();
     // A skyline takes at least n rounds of positions + n steps each (more
     // when it raises stretches): it starts only if those fit, and stops
     // when the budget is spent (its placement then does not count).

@@ -92,10 +92,9 @@ struct RepackSpace {
 
     // The moved ones go no lower than the lowest of them (`base`): only the
     // buffers that stay and reach above it can raise a floor.
-    std::size_t positions = 0, arena = 0, base = r > 0 ? no_offset : 0;
-    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    std::size_t arena = 0, base = r > 0 ? no_offset : 0;
     for (std::size_t k = 0; k < r; ++k) base = std::min(base, offset[order[k]]);
-    space.tops.reset(positions);
+    space.tops.reset(b.positions());
     for (std::size_t k = r; k < order.size(); ++k) {
         const std::uint32_t y = order[k];
         arena = std::max(arena, offset[y] + b.size[y]);

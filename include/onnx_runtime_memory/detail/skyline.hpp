@@ -39,8 +39,7 @@ struct Skyline {
 [[nodiscard]] inline std::size_t skyline(const Buffers& b, Prefer prefer, SplitMix* rng, Skyline& sky,
                                          std::vector<std::size_t>& offset, std::size_t& steps) {
     const std::size_t n = b.count();
-    std::size_t positions = 0;
-    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    const std::size_t positions = b.positions();
     auto& h = sky.height;
     auto& cover = sky.cover;
     h.assign(positions, 0);

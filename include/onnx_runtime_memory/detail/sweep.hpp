@@ -189,8 +189,7 @@ struct SweepSpace {
     gaps.clear();
     // Buffers by def (they are in (def, id) order already) and by end,
     // ties in buffer order: a counting sort over positions.
-    std::size_t positions = 0;
-    for (std::size_t i = 0; i < n; ++i) positions = std::max<std::size_t>(positions, std::size_t{b.end[i]} + 1);
+    const std::size_t positions = b.positions();
     count.assign(positions + 1, 0);
     for (std::size_t i = 0; i < n; ++i) ++count[std::size_t{b.end[i]} + 1];
     for (std::size_t p = 1; p <= positions; ++p) count[p] += count[p - 1];
