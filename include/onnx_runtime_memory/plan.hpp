@@ -166,15 +166,18 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
     most_live_by_size(records, order, most);
     for (std::size_t k = 0; k < n; ++k) position[order[k]] = most[k] - 1;  // the owner itself counts
     constexpr auto no_slot = std::numeric_limits<std::uint32_t>::max();
-    std::vector<std::size_t> gap(n, size_max);       // to the nearest slot it could join
-    std::vector<std::uint32_t> nearest(n, no_slot);  // that slot
+    struct Nearest {
+        std::size_t gap = size_max;     // to the nearest slot the owner could join
+        std::uint32_t slot = no_slot;  // that slot
+    };
+    std::vector<Nearest> nearest(n);
     std::vector<std::uint8_t> placed(n, 0);
     std::vector<std::vector<Interval>> taken;  // by slot, sorted by def
     plan.assignments.assign(live.value_count(), SlotId::none());
     plan.slots.clear();
     const auto before = [&](std::size_t a, std::size_t b) {
         if (position[a] != position[b]) return position[a] < position[b];
-        if (gap[a] != gap[b]) return gap[a] < gap[b];
+        if (nearest[a].gap != nearest[b].gap) return nearest[a].gap < nearest[b].gap;
         return records[a].size > records[b].size;
     };
     for (std::size_t step = 0; step < n; ++step) {
@@ -182,8 +185,8 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
         for (std::size_t k = 0; k < n; ++k)
             if (!placed[k] && (pick == n || before(k, pick))) pick = k;
         const Interval iv = live.intervals[owners[pick]];
-        const bool opens = gap[pick] == size_max;
-        const std::uint32_t s = opens ? static_cast<std::uint32_t>(taken.size()) : nearest[pick];
+        const bool opens = nearest[pick].gap == size_max;
+        const std::uint32_t s = opens ? static_cast<std::uint32_t>(taken.size()) : nearest[pick].slot;
         if (opens) {
             taken.emplace_back();
             plan.slots.push_back(SlotInfo{SlotId{s}, 0});
@@ -196,17 +199,12 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
             if (placed[k]) continue;
             const Interval other = live.intervals[owners[k]];
             const std::size_t g = gap_to(taken[s], other);
-            if (g < gap[k]) {
-                gap[k] = g;
-                nearest[k] = s;
-            } else if (g == size_max && nearest[k] == s) {  // its nearest slot now holds an owner it meets
-                gap[k] = size_max;
-                nearest[k] = no_slot;
+            if (g < nearest[k].gap) {
+                nearest[k] = {g, s};
+            } else if (g == size_max && nearest[k].slot == s) {  // its nearest slot now holds an owner it meets
+                nearest[k] = {};
                 for (std::uint32_t o = 0; o < taken.size(); ++o)
-                    if (const std::size_t h = gap_to(taken[o], other); h < gap[k]) {
-                        gap[k] = h;
-                        nearest[k] = o;
-                    }
+                    if (const std::size_t h = gap_to(taken[o], other); h < nearest[k].gap) nearest[k] = {h, o};
             }
         }
     }
