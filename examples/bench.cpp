@@ -48,7 +48,9 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept {
     if (!p) return;
-    auto* base = static_cast<unsigned char*>(p) - header;
+    // Back to the block malloc gave, by address: g++ -O3 would otherwise read
+    // the step back as an out-of-bounds access to the object new returned.
+    auto* base = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(p) - header);
     heap_now -= *reinterpret_cast<std::size_t*>(base);
     std::free(base);
 }

@@ -7,9 +7,11 @@
 #include <onnx_runtime_memory/plan_types.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -111,11 +113,12 @@ struct MiniMallocInstance {
         outs[b.first].push_back(v);
         if (b.last > b.first) ins[b.last].push_back(v);
     }
-    std::string op;
     for (std::size_t n = 0; n < nodes; ++n) {
-        op.assign("t");  // built with append: g++ 12 warns falsely (-Wrestrict) on "t" + std::to_string(...) at -O2
-        op += std::to_string(inst.times[n]);
-        g.add_node(op, ins[n], outs[n]);
+        // "t" and the time, written with to_chars: g++ 12 warns falsely (-Wrestrict) on std::string's
+        // concatenation and assignment here, at -O2 and -O3.
+        char op[24] = {'t'};
+        const char* end = std::to_chars(op + 1, op + sizeof op, inst.times[n]).ptr;
+        g.add_node(std::string_view(op, static_cast<std::size_t>(end - op)), ins[n], outs[n]);
     }
     return g;
 }
