@@ -94,17 +94,22 @@ public:
         }
         const std::uint32_t below = by_off_.last_below([&](std::uint32_t y) { return gap_off_[y] < off; });
         const std::uint32_t above = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] < off + size; });
-        if (above != TreapIndex::nil && gap_off_[above] == off + size) {
-            size += gap_size_[above];
-            drop(above);
-        }
-        if (below != TreapIndex::nil && gap_off_[below] + gap_size_[below] == off) {
+        const bool joins_above = above != TreapIndex::nil && gap_off_[above] == off + size;
+        const bool joins_below = below != TreapIndex::nil && gap_off_[below] + gap_size_[below] == off;
+        if (joins_above) size += gap_size_[above];
+        if (joins_below) {
             off = gap_off_[below];
             size += gap_size_[below];
-            if (off + size == top) drop(below);
-            else resize(below, off, size);
-        } else if (off + size != top) {
-            add(off, size);
+        }
+        // A joined gap becomes the merged block (its place by offset holds); the other one goes.
+        const std::uint32_t kept = joins_below ? below : joins_above ? above : TreapIndex::nil;
+        if (joins_below && joins_above) drop(above);
+        if (kept == TreapIndex::nil) {
+            if (off + size != top) add(off, size);
+        } else if (off + size == top) {
+            drop(kept);
+        } else {
+            resize(kept, off, size);
         }
         if (count() < few) to_small();
         return off + size == top ? off : top;
