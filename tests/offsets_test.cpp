@@ -48,26 +48,46 @@ TEST_CASE("plan_offsets: a chain of three buffers packs into two, validated") {
 
 TEST_CASE("plan_offsets: the sweep mirrored in time reaches the bound where the sweep does not") {
     // Records {size, first, last}. The sweep, in order of first use: at 0, r0
-    // at 0 and r4 at 1; at 1, r2 at 3 (r4's bytes are still live); at 2, r3
-    // (3 bytes) finds only r4's freed 2 and goes on top at 5: 8 bytes. Mirrored
-    // in time (T = 6) the buffers arrive as they die: r1 at 0, r3 at 3, then
-    // r0 and r2 into r1's freed 3 bytes, r4 onto r3's: 6, the bound.
-    const std::vector<Buffer> buffers = {{1, 0, 2}, {3, 3, 6}, {2, 1, 2}, {3, 2, 3}, {2, 0, 1}};
+    // at 0 and r1 at 2; at 2, r2 on top at 4 (r1 is still live); at 3, r3 into
+    // r1's freed 2 bytes; at 4, r4 (4 bytes) finds r0's freed 2 and goes above
+    // r3 at 3: 7 bytes. Mirrored in time (T = 6) the buffers arrive as they
+    // die: r4 at 0, r3 at 4, then r0 and r2 into r4's freed 4 bytes (0, 2),
+    // r1 into r3's freed byte and the one above it (3): 5, the bound.
+    const std::vector<Buffer> buffers = {{2, 0, 3}, {2, 0, 2}, {1, 2, 3}, {1, 3, 5}, {4, 4, 6}};
     orm::ArenaOptions sweep_only;
     sweep_only.alignment = 1;
     sweep_only.work_per_owner = 0;
     const auto sweep = orm::plan_offsets(buffers, sweep_only);
     REQUIRE(sweep.has_value());
-    CHECK(sweep->arena_bytes == 8);
-    CHECK(sweep->offsets == std::vector<std::size_t>{0, 0, 3, 5, 1});
+    CHECK(sweep->arena_bytes == 7);
+    CHECK(sweep->offsets == std::vector<std::size_t>{0, 2, 4, 2, 3});
     orm::ArenaOptions all = sweep_only;
     all.work_per_owner = 1;  // a budget: the greedy orders and the skylines run, and stop above the bound
     const auto plan = orm::plan_offsets(buffers, all);
     REQUIRE(plan.has_value());
-    CHECK(plan->lower_bound_bytes == 6);
-    CHECK(plan->arena_bytes == 6);
+    CHECK(plan->lower_bound_bytes == 5);
+    CHECK(plan->arena_bytes == 5);
     CHECK(plan->strategy == orm::ArenaStrategy::mirrored_sweep);
-    CHECK(plan->offsets == std::vector<std::size_t>{0, 0, 1, 3, 3});
+    CHECK(plan->offsets == std::vector<std::size_t>{0, 3, 2, 4, 0});
+    CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
+}
+
+TEST_CASE("plan_offsets: the first fit by size takes equal sizes in order of first use, as TFLite does") {
+    // Records {size, first, last}; r1, r2 and r3 are 4 bytes. In order of
+    // first use: r1 at 0, r2 at 0 (they never meet), r3 above r2 at 4, then
+    // r0 (3 bytes) above r1 and r2, beside r3: 8, the bound. Ties broken by
+    // the longest first (the best fit's order) put r3 at 0 and r2 above it,
+    // and r0 then meets both r1 at 0 and r2 at 4 and goes to 8: 11.
+    const std::vector<Buffer> buffers = {{3, 0, 2}, {4, 0, 0}, {4, 2, 4}, {4, 3, 6}};
+    orm::ArenaOptions o;
+    o.alignment = 1;
+    o.work_per_owner = 1;  // a budget: the greedy orders run
+    const auto plan = orm::plan_offsets(buffers, o);
+    REQUIRE(plan.has_value());
+    CHECK(plan->lower_bound_bytes == 8);
+    CHECK(plan->arena_bytes == 8);
+    CHECK(plan->strategy == orm::ArenaStrategy::size_first_fit);
+    CHECK(plan->offsets == std::vector<std::size_t>{4, 0, 0, 4});
     CHECK(orm::validate_offsets(buffers, *plan, 1).has_value());
 }
 

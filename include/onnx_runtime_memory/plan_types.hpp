@@ -162,8 +162,8 @@ struct ArenaOptions {
 enum class ArenaStrategy : std::uint8_t {
     slots,            // laid out from a slot plan (arena_from_slots)
     sweep,            // in execution order, best fit, growing at the top
-    size_best_fit,    // decreasing size, best gap
-    size_first_fit,   // decreasing size, lowest gap
+    size_best_fit,    // decreasing size (equal sizes: the longest first), best gap
+    size_first_fit,   // decreasing size (equal sizes: in order of first use), lowest gap
     lifetime_best_fit,
     lifetime_first_fit,
     area_best_fit,

@@ -225,8 +225,11 @@ struct Meetings {
     return order;
 }
 
-// The four greedy orders: decreasing size, lifetime, area and conflicts
-// (the total size of the buffers it meets), ties to the earlier buffer.
+// The five greedy orders: decreasing size, lifetime, area and conflicts
+// (the total size of the buffers it meets), each with ties to the larger
+// second key (length, or size) then to the earlier buffer; and decreasing
+// size with ties to the earlier buffer alone (in order of first use, as
+// TFLite's greedy by size).
 [[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
     const std::size_t n = b.count();
     constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
@@ -235,8 +238,9 @@ struct Meetings {
     for (std::size_t i = 0; i < n; ++i) {
         area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
     }
+    const std::vector<std::size_t> none(n, 0);
     return {decreasing_order(b.size, length), decreasing_order(length, b.size), decreasing_order(area, b.size),
-            decreasing_order(m.bytes, b.size)};
+            decreasing_order(m.bytes, b.size), decreasing_order(b.size, none)};
 }
 
 }  // namespace onnx_runtime_memory::detail
