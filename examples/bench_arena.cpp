@@ -1,7 +1,7 @@
 // bench_arena: default arena planning at every scale, side by side with a
 // peer, on three graph families and the MiniMalloc hard set.
 //
-//   bench_arena [--max-nodes N] [--minimalloc DIR]
+//   bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] [--seed-offset K]
 //
 // For each family (residual chains with short lifetimes, random DAGs with
 // mixed lifetimes, U-Nets whose skips and caches live across thousands of
@@ -11,6 +11,8 @@
 // (written here from its published algorithm, O(n^2)) up to 20k nodes. Then
 // the MiniMalloc instances through the graph-free layer with their real
 // time stamps, and random perfect packings (known optima) the same way.
+// --work-per-owner raises (or lowers) the budget of the family rows,
+// --seed-offset plans other graphs of the same families.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <algorithm>
@@ -60,13 +62,18 @@ int main(int argc, char** argv) {
     std::size_t max_nodes = 1000000;
     long proof_ms = 5000;
     std::string minimalloc = ORM_DATA_DIR "/benchmarks/minimalloc";
+    orm::ArenaOptions options;  // the defaults unless --work-per-owner
+    std::uint64_t seed_offset = 0;  // other graphs of the same families
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--max-nodes" && i + 1 < argc) max_nodes = std::stoul(argv[++i]);
         else if (a == "--minimalloc" && i + 1 < argc) minimalloc = argv[++i];
         else if (a == "--proof-ms" && i + 1 < argc) proof_ms = std::stol(argv[++i]);
+        else if (a == "--work-per-owner" && i + 1 < argc) options.work_per_owner = std::stoul(argv[++i]);
+        else if (a == "--seed-offset" && i + 1 < argc) seed_offset = std::stoull(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS]\n");
+            std::fprintf(stderr, "usage: bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] "
+                                 "[--seed-offset K]\n");
             return 1;
         }
     }
@@ -78,7 +85,9 @@ int main(int argc, char** argv) {
                                {"random_dag", synthetic::random_dag},
                                {"long_lived", synthetic::long_lived}};
     constexpr std::size_t alignment = 64;
-    std::printf("default plan_arena (alignment 64), median of 3; ratio: time / (n log2 n) against the 10k row\n");
+    std::printf("default plan_arena (alignment 64, work_per_owner %zu, seed offset %llu), median of 3; ratio: time / (n log2 n) "
+                "against the 10k row\n",
+                options.work_per_owner, static_cast<unsigned long long>(seed_offset));
     std::printf("%-11s %8s %8s %10s %7s %9s %9s %-18s %11s %9s\n", "family", "nodes", "owners", "default ms", "ratio",
                 "sweep ms", "/ bound", "strategy", "tflite ms", "/ bound");
     for (const Family& f : families) {
@@ -93,12 +102,12 @@ int main(int argc, char** argv) {
         double at_10k = 0;
         for (std::size_t nodes : {1000u, 5000u, 10000u, 20000u, 100000u, 1000000u}) {
             if (nodes > max_nodes) break;
-            const Synthetic s = f.make(nodes, 0x9E3779B97F4A7C15ull ^ nodes);
+            const Synthetic s = f.make(nodes, (0x9E3779B97F4A7C15ull ^ nodes) + seed_offset);
             const auto oracle = s.oracle();
             auto live = orm::compute_liveness(s.graph, s.views);
             if (!live) return 1;
             orm::ArenaPlan plan;
-            const double ms = 1e3 * median_of(3, [&] { plan = orm::plan_arena(*live, oracle)->plan(); });
+            const double ms = 1e3 * median_of(3, [&] { plan = orm::plan_arena(*live, oracle, options)->plan(); });
             if (auto ok = orm::validate_arena(s.graph, s.views, plan, oracle, alignment); !ok) {
                 std::fprintf(stderr, "%s %zu: invalid arena: %s\n", f.name, nodes, ok.error().message().c_str());
                 return 1;
