@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+    if (proof_ms <= 0) {  // ArenaOptions reads 0 as no time limit: the exact search would run for hours
+        std::fprintf(stderr, "bench_arena: --proof-ms must be at least 1\n");
+        return 1;
+    }
     struct Family {
         const char* name;
         Synthetic (*make)(std::size_t, std::uint64_t);
