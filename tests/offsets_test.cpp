@@ -52,7 +52,7 @@ TEST_CASE("plan_offsets: the sweep mirrored in time reaches the bound where the 
     // r1's freed 2 bytes; at 4, r4 (4 bytes) finds r0's freed 2 and goes above
     // r3 at 3: 7 bytes. Mirrored in time (T = 6) the buffers arrive as they
     // die: r4 at 0, r3 at 4, then r0 and r2 into r4's freed 4 bytes (0, 2),
-    // r1 into r3's freed byte and the one above it (3): 5, the bound.
+    // r1 into the byte above them and r3's freed one (3): 5, the bound.
     const std::vector<Buffer> buffers = {{2, 0, 3}, {2, 0, 2}, {1, 2, 3}, {1, 3, 5}, {4, 4, 6}};
     orm::ArenaOptions sweep_only;
     sweep_only.alignment = 1;

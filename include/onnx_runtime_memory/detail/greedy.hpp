@@ -238,9 +238,11 @@ struct Meetings {
     for (std::size_t i = 0; i < n; ++i) {
         area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
     }
-    const std::vector<std::size_t> none(n, 0);
+    std::vector<std::uint32_t> by_size(n);  // equal sizes in order of first use
+    std::iota(by_size.begin(), by_size.end(), 0u);
+    sort_by(by_size, [&](std::uint32_t x) { return descending(b.size[x]); });
     return {decreasing_order(b.size, length), decreasing_order(length, b.size), decreasing_order(area, b.size),
-            decreasing_order(m.bytes, b.size), decreasing_order(b.size, none)};
+            decreasing_order(m.bytes, b.size), std::move(by_size)};
 }
 
 }  // namespace onnx_runtime_memory::detail
