@@ -46,7 +46,7 @@ public:
         struct Range {
             std::size_t node, lo, width;
         };
-        std::array<Range, 2 * 64> stack{};  // depth <= 64; each pop pushes at most two
+        std::array<Range, 2 * 64> stack;  // depth <= 64; each pop pushes at most two (not zeroed: a call would clear 3 KB)
         std::size_t depth = 0;
         stack[depth++] = {1, 0, leaves_};
         while (depth > 0) {
