@@ -550,6 +550,54 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
     }
 }
 
+TEST_CASE("the fast first fit places as place_in_order's first fit, and stops when out of steps") {
+    // Random problems, up to 3,000 buffers (the offset list splits its
+    // chunks past 256), sizes from few values (many buffers at one offset),
+    // dense and sparse in time, some with pins: every greedy order gives the
+    // offsets of place_in_order with Fit::first.
+    auto rnd = xorshift(0xF1257u);
+    for (int round = 0; round < 40; ++round) {
+        const std::size_t n = 1 + rnd() % (round % 5 == 0 ? 3000 : 300), span = 1 + rnd() % 400;
+        const bool long_lived = round % 2 == 0;
+        const std::size_t sizes = round % 3 == 0 ? 3 : 40;
+        std::vector<Buffer> buffers;
+        std::size_t pin = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            Buffer buf;
+            buf.first = static_cast<orm::NodeIndex>(rnd() % span);
+            buf.last = buf.first + static_cast<orm::NodeIndex>(long_lived ? rnd() % span : rnd() % 4);
+            buf.size = rnd() % 10 == 0 ? 0 : (1 + rnd() % sizes) * 16;
+            if (round % 4 == 1 && rnd() % 16 == 0) {
+                buf.pinned = pin;
+                pin += (buf.size + 15) / 16 * 16;
+            }
+            buffers.push_back(buf);
+        }
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        const auto m = orm::detail::meetings(b);
+        orm::detail::GreedySpace greedy;
+        orm::detail::FirstFitSpace fast;
+        for (const auto& order : orm::detail::greedy_orders(b, m)) {
+            INFO("round " << round << ", " << n << " buffers");
+            std::vector<std::size_t> want, got;
+            const std::size_t arena = orm::detail::place_in_order(b, order, orm::detail::Fit::first, true, want, greedy);
+            std::size_t budget = orm::detail::size_max;
+            CHECK(orm::detail::place_first_fit(b, order, got, fast, budget) == arena);
+            CHECK(got == want);
+            // The steps it took, given as the budget, are enough; one fewer is not.
+            const std::size_t took = orm::detail::size_max - budget;
+            budget = took;
+            CHECK(orm::detail::place_first_fit(b, order, got, fast, budget) == arena);
+            CHECK(budget == 0);
+            if (took > 0) {
+                budget = took - 1;
+                CHECK(orm::detail::place_first_fit(b, order, got, fast, budget) == orm::no_offset);
+            }
+        }
+    }
+}
+
 TEST_CASE("the top repacked: the range maximum matches a plain array, and the repacked plans are valid") {
     auto rnd = xorshift(0x7E9ACCu);
     for (int round = 0; round < 20; ++round) {

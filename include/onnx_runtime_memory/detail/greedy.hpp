@@ -225,24 +225,40 @@ struct Meetings {
     return order;
 }
 
-// The five greedy orders: decreasing size, lifetime, area and conflicts
-// (the total size of the buffers it meets), each with ties to the larger
-// second key (length, or size) then to the earlier buffer; and decreasing
-// size with ties to the earlier buffer alone (in order of first use, as
-// TFLite's greedy by size).
-[[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
-    const std::size_t n = b.count();
-    constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
-    const std::vector<std::size_t>& length = b.length;
-    std::vector<std::size_t> area(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
-    }
-    std::vector<std::uint32_t> by_size(n);  // equal sizes in order of first use
+// Decreasing size, equal sizes in order of first use (as TFLite's greedy by
+// size).
+[[nodiscard]] inline std::vector<std::uint32_t> size_order(const Buffers& b) {
+    std::vector<std::uint32_t> by_size(b.count());
     std::iota(by_size.begin(), by_size.end(), 0u);
     sort_by(by_size, [&](std::uint32_t x) { return descending(b.size[x]); });
-    return {decreasing_order(b.size, length), decreasing_order(length, b.size), decreasing_order(area, b.size),
-            decreasing_order(m.bytes, b.size), std::move(by_size)};
+    return by_size;
+}
+
+// The five greedy orders, by index: decreasing 0 size, 1 lifetime, 2 area
+// and 3 conflicts (the total size of the buffers it meets), each with ties
+// to the larger second key (length, or size) then to the earlier buffer;
+// and 4 size_order.
+[[nodiscard]] inline std::vector<std::uint32_t> greedy_order(const Buffers& b, const Meetings& m, std::size_t which) {
+    const std::vector<std::size_t>& length = b.length;
+    switch (which) {
+    case 0: return decreasing_order(b.size, length);
+    case 1: return decreasing_order(length, b.size);
+    case 2: {
+        constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+        std::vector<std::size_t> area(b.count());
+        for (std::size_t i = 0; i < area.size(); ++i)
+            area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
+        return decreasing_order(area, b.size);
+    }
+    case 3: return decreasing_order(m.bytes, b.size);
+    default: return size_order(b);
+    }
+}
+
+[[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
+    std::vector<std::vector<std::uint32_t>> orders;
+    for (std::size_t which = 0; which < 5; ++which) orders.push_back(greedy_order(b, m, which));
+    return orders;
 }
 
 }  // namespace onnx_runtime_memory::detail
