@@ -506,6 +506,29 @@ TEST_CASE("the sweep's free gaps: hundreds of gaps (treaps) and a handful (a vec
     }
 }
 
+// n random buffer records over `span` positions, long-lived (up to the span)
+// or short (up to 4 positions), sizes of 1 to `sizes` times 16 (one in ten
+// zero); with `pins`, one in sixteen pinned, each past the previous one's
+// bytes, so that no two overlap.
+template <class Rnd>
+std::vector<Buffer> random_records(Rnd& rnd, std::size_t n, std::size_t span, bool long_lived, std::size_t sizes,
+                                   bool pins) {
+    std::vector<Buffer> buffers;
+    std::size_t pin = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        Buffer buf;
+        buf.first = static_cast<orm::NodeIndex>(rnd() % span);
+        buf.last = buf.first + static_cast<orm::NodeIndex>(long_lived ? rnd() % span : rnd() % 4);
+        buf.size = rnd() % 10 == 0 ? 0 : (1 + rnd() % sizes) * 16;
+        if (pins && rnd() % 16 == 0) {
+            buf.pinned = pin;
+            pin += (buf.size + 15) / 16 * 16;
+        }
+        buffers.push_back(buf);
+    }
+    return buffers;
+}
+
 TEST_CASE("the greedy passes: the scan of every placed buffer places as the index by time does") {
     // Random problems, dense and sparse in time, some with pins (each pin
     // past the previous one's bytes, so no two overlap): every order, both
@@ -515,19 +538,7 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
     for (int round = 0; round < 40; ++round) {
         const std::size_t n = 1 + rnd() % 300, span = 1 + rnd() % 200;
         const bool long_lived = round % 2 == 0;
-        std::vector<Buffer> buffers;
-        std::size_t pin = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            Buffer buf;
-            buf.first = static_cast<orm::NodeIndex>(rnd() % span);
-            buf.last = buf.first + static_cast<orm::NodeIndex>(long_lived ? rnd() % span : rnd() % 4);
-            buf.size = rnd() % 10 == 0 ? 0 : (1 + rnd() % 40) * 16;
-            if (round % 4 == 1 && rnd() % 16 == 0) {
-                buf.pinned = pin;
-                pin += (buf.size + 15) / 16 * 16;
-            }
-            buffers.push_back(buf);
-        }
+        const std::vector<Buffer> buffers = random_records(rnd, n, span, long_lived, 40, round % 4 == 1);
         orm::detail::Buffers b;
         REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
         const auto m = orm::detail::meetings(b);
@@ -560,19 +571,7 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
         const std::size_t n = 1 + rnd() % (round % 5 == 0 ? 3000 : 300), span = 1 + rnd() % 400;
         const bool long_lived = round % 2 == 0;
         const std::size_t sizes = round % 3 == 0 ? 3 : 40;
-        std::vector<Buffer> buffers;
-        std::size_t pin = 0;
-        for (std::size_t k = 0; k < n; ++k) {
-            Buffer buf;
-            buf.first = static_cast<orm::NodeIndex>(rnd() % span);
-            buf.last = buf.first + static_cast<orm::NodeIndex>(long_lived ? rnd() % span : rnd() % 4);
-            buf.size = rnd() % 10 == 0 ? 0 : (1 + rnd() % sizes) * 16;
-            if (round % 4 == 1 && rnd() % 16 == 0) {
-                buf.pinned = pin;
-                pin += (buf.size + 15) / 16 * 16;
-            }
-            buffers.push_back(buf);
-        }
+        const std::vector<Buffer> buffers = random_records(rnd, n, span, long_lived, sizes, round % 4 == 1);
         orm::detail::Buffers b;
         REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
         const auto m = orm::detail::meetings(b);
@@ -594,6 +593,40 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
                 budget = took - 1;
                 CHECK(orm::detail::place_first_fit(b, order, got, fast, budget) == orm::no_offset);
             }
+        }
+    }
+}
+
+TEST_CASE("the max tree matches a plain array: sets one and many, the largest of a range, the places at least a value") {
+    auto rnd = xorshift(0x3A77EEu);
+    for (int round = 0; round < 20; ++round) {
+        const std::size_t n = 1 + rnd() % 300;
+        orm::detail::MaxTree tree;
+        tree.reset(n);
+        std::vector<std::uint64_t> plain(n, 0);
+        for (int op = 0; op < 200; ++op) {
+            const std::size_t a = rnd() % n, b = a + rnd() % (n - a);
+            const std::uint64_t v = rnd() % 1000;
+            if (op % 3 == 0) {
+                tree.set(a, v);
+                plain[a] = v;
+            } else if (op % 3 == 1) {  // every third place of [a, b] at once
+                std::vector<std::uint32_t> at;
+                std::vector<std::uint64_t> values;
+                for (std::size_t i = a; i <= b; i += 3) {
+                    at.push_back(static_cast<std::uint32_t>(i));
+                    values.push_back(v + i);
+                    plain[i] = v + i;
+                }
+                tree.set(at, values);
+            }
+            CHECK(tree.highest(a, b) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(a),
+                                                          plain.begin() + static_cast<std::ptrdiff_t>(b) + 1));
+            std::vector<std::size_t> got, want;
+            tree.each_at_least(a, b, v, [&](std::size_t i) { got.push_back(i); });
+            for (std::size_t i = a; i <= b; ++i)
+                if (plain[i] >= v) want.push_back(i);
+            CHECK(got == want);
         }
     }
 }

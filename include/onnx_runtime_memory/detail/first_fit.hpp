@@ -14,7 +14,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +22,7 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "max_tree.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -110,74 +110,10 @@ private:
     std::size_t used_ = 0;
 };
 
-// solid(u) at each position u, in a segment tree of maxima: the largest over
-// a range, and the positions of a range where it is at least a value.
-class SolidRuns {
-public:
-    void reset(std::size_t positions) {
-        leaves_ = 1;
-        while (leaves_ < positions) leaves_ *= 2;
-        top_.assign(2 * leaves_, 0);
-    }
-    // solid(at[k]) = v[k] for each k, `at` increasing: the leaves, then
-    // their ancestors once each, level by level.
-    void set(std::vector<NodeIndex>& at, const std::vector<std::size_t>& v) {
-        if (at.empty()) return;
-        for (std::size_t k = 0; k < at.size(); ++k) top_[leaves_ + at[k]] = v[k];
-        std::size_t count = at.size();
-        for (std::size_t level = leaves_; level > 1; level /= 2) {  // `at` becomes the parents' places in the level above
-            std::size_t kept = 0;
-            for (std::size_t k = 0; k < count; ++k) {
-                const NodeIndex parent = at[k] / 2;
-                if (kept > 0 && at[kept - 1] == parent) continue;
-                at[kept++] = parent;
-                const std::size_t node = level / 2 + parent;
-                top_[node] = std::max(top_[2 * node], top_[2 * node + 1]);
-            }
-            count = kept;
-        }
-    }
-    [[nodiscard]] std::size_t highest(std::size_t first, std::size_t last) const {
-        std::size_t m = 0;
-        for (std::size_t a = first + leaves_, b = last + leaves_ + 1; a < b; a /= 2, b /= 2) {
-            if (a % 2 == 1) m = std::max(m, top_[a++]);
-            if (b % 2 == 1) m = std::max(m, top_[--b]);
-        }
-        return m;
-    }
-    // Appends to `out` every u in [first, last] with solid(u) >= v, in order.
-    void at_least(std::size_t first, std::size_t last, std::size_t v, std::vector<NodeIndex>& out) const {
-        struct Range {
-            std::size_t node, lo, width;
-        };
-        std::array<Range, 2 * 64> stack;  // depth <= 64; each pop pushes at most two (not zeroed: a call would clear 3 KB)
-        std::size_t depth = 0;
-        // Only ranges that reach into [first, last] and hold a value >= v go on the stack.
-        const auto push = [&](const Range& r) {
-            if (r.lo <= last && r.lo + r.width > first && top_[r.node] >= v) stack[depth++] = r;
-        };
-        push({1, 0, leaves_});
-        while (depth > 0) {
-            const Range r = stack[--depth];
-            if (r.width == 1) {
-                out.push_back(static_cast<NodeIndex>(r.lo));
-                continue;
-            }
-            const std::size_t half = r.width / 2;
-            push({2 * r.node + 1, r.lo + half, half});
-            push({2 * r.node, r.lo, half});
-        }
-    }
-
-private:
-    std::size_t leaves_ = 1;
-    std::vector<std::size_t> top_;
-};
-
 // Kept memory of place_first_fit.
 struct FirstFitSpace {
     OffsetList placed;
-    SolidRuns solid;
+    MaxTree solid;  // solid(u), by position
     std::vector<NodeIndex> landed;  // the positions where a buffer lands on the solid run
     std::vector<std::size_t> run;   // and where the run goes on to there
 };
@@ -216,7 +152,8 @@ struct FirstFitSpace {
         placed.insert({o, top, b.def[x], b.end[x]});
         auto& landed = space.landed;
         landed.clear();
-        solid.at_least(b.def[x], b.end[x], o, landed);  // solid(u) <= o there: x was free
+        // solid(u) <= o over x's lifetime (x was free there): these are where it is o.
+        solid.each_at_least(b.def[x], b.end[x], o, [&](std::size_t u) { landed.push_back(static_cast<NodeIndex>(u)); });
         std::size_t steps = depth * 3 + 2 * landed.size();
         auto& run = space.run;
         run.assign(landed.size(), top);
@@ -240,7 +177,8 @@ struct FirstFitSpace {
         const NodeIndex first = b.def[x], last = b.end[x];
         // No gap starts below the floor; a placed buffer lower than
         // floor - widest + 1 ends at or below it.
-        std::size_t cursor = solid.highest(first, last), read = 0;
+        auto cursor = static_cast<std::size_t>(solid.highest(first, last));
+        std::size_t read = 0;
         OffsetList::Place p = placed.first_at_least(cursor >= widest ? cursor - widest + 1 : 0);
         for (bool open = true; open && p.chunk < placed.chunks(); ++p.chunk, p.index = 0) {
             const auto& v = placed.chunk(p.chunk);

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -17,59 +16,20 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "max_tree.hpp"
 #include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
 enum class Fit : std::uint8_t { best, first };
 
-// The placed buffers, found by time. Buffers are in def order, so the ones
-// that meet x are the placed y below the first index whose def is past
-// end[x], with end[y] >= def[x]: a segment tree over buffer index keeps the
-// largest end + 1 of the placed ones below each node (0: none placed), and a
-// search descends only where that reaches def[x]. O(log n) per buffer found.
-class PlacedIndex {
-public:
-    void reset(std::size_t n) {
-        leaves_ = 1;
-        while (leaves_ < n) leaves_ *= 2;
-        top_.assign(2 * leaves_, 0);
-    }
-    void insert(std::size_t i, NodeIndex end) {
-        std::size_t p = leaves_ + i;
-        top_[p] = std::uint64_t{end} + 1;
-        for (p /= 2; p > 0; p /= 2) top_[p] = std::max(top_[2 * p], top_[2 * p + 1]);
-    }
-    // Calls f(y) for every placed y < limit whose end is at least t.
-    template <class F>
-    void for_each_meeting(std::size_t limit, NodeIndex t, F&& f) const {
-        struct Range {
-            std::size_t node, lo, width;
-        };
-        std::array<Range, 2 * 64> stack;  // depth <= 64; each pop pushes at most two (not zeroed: a call would clear 3 KB)
-        std::size_t depth = 0;
-        stack[depth++] = {1, 0, leaves_};
-        while (depth > 0) {
-            const Range r = stack[--depth];
-            if (r.lo >= limit || top_[r.node] <= t) continue;
-            if (r.width == 1) {
-                f(r.lo);
-                continue;
-            }
-            const std::size_t half = r.width / 2;
-            stack[depth++] = {2 * r.node + 1, r.lo + half, half};
-            stack[depth++] = {2 * r.node, r.lo, half};  // lower indices first
-        }
-    }
-
-private:
-    std::size_t leaves_ = 1;
-    std::vector<std::uint64_t> top_;
-};
-
 // Kept memory of the greedy passes.
 struct GreedySpace {
-    PlacedIndex placed;
+    // The placed buffers, found by time. Buffers are in def order, so the
+    // ones that meet x are the placed y below the first index whose def is
+    // past end[x], with end[y] >= def[x]: by buffer index, the end + 1 of
+    // each placed one (0: not placed). O(log n) per buffer found.
+    MaxTree placed;
     std::vector<std::pair<std::size_t, std::size_t>> meeting;  // [offset, end) of the placed buffers x meets
     struct Placed {
         std::size_t lo, hi;  // [offset, end)
@@ -132,7 +92,7 @@ private:
     by_offset.clear();
     const auto insert = [&](std::uint32_t x) {
         if (!scan) {
-            space.placed.insert(x, b.end[x]);
+            space.placed.set(x, std::uint64_t{b.end[x]} + 1);
             return;
         }
         const GreedySpace::Placed p{offset[x], offset[x] + b.size[x], b.def[x], b.end[x]};
@@ -170,7 +130,8 @@ private:
         } else {
             meeting.clear();
             const auto limit = static_cast<std::size_t>(std::upper_bound(b.def.begin(), b.def.end(), b.end[x]) - b.def.begin());
-            space.placed.for_each_meeting(limit, b.def[x], [&](std::size_t y) { meeting.emplace_back(offset[y], offset[y] + b.size[y]); });
+            space.placed.each_at_least(0, limit - 1, std::uint64_t{b.def[x]} + 1,  // limit > x: x starts before it ends
+                                       [&](std::size_t y) { meeting.emplace_back(offset[y], offset[y] + b.size[y]); });
             std::sort(meeting.begin(), meeting.end());
             for (const auto& [lo, hi] : meeting)
                 if (!gap.block(lo, hi)) break;

@@ -148,18 +148,22 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
             if (best.arena <= lower_bound || greedy_steps > budget) break;
             auto& order = orders[pass.order];
             if (order.empty()) order = greedy_order(b, m, pass.order);
-            budget -= greedy_steps;
             // Where scanning, a first fit goes through place_first_fit: it
             // reads a few of the placed buffers for each (about 100 of 2,500
-            // on the bench's 5k random DAG), not all, and stops if it takes
-            // more steps than predicted. Charged the prediction all the
-            // same, so that what runs after it does not change (charged what
-            // it took, the skylines then ran on the bench's 1k random DAGs
-            // of seeds +2, +4 and +5, doubling their time for no byte).
-            std::size_t cap = greedy_steps;
-            const std::size_t arena = scan && pass.fit == Fit::first
-                                          ? place_first_fit(b, order, space.offset, space.first_fit, cap)
-                                          : place_in_order(b, order, pass.fit, scan, space.offset, space.greedy);
+            // on the bench's 5k random DAG), not all. It is charged what it
+            // takes but at least the prediction, so that what runs after it
+            // does not change (charged less, the skylines then ran on the
+            // bench's 1k random DAGs of seeds +2, +4 and +5, doubling their
+            // time for no byte).
+            std::size_t arena = no_offset;
+            if (scan && pass.fit == Fit::first) {
+                std::size_t left = budget;
+                arena = place_first_fit(b, order, space.offset, space.first_fit, left);
+                budget = std::min(left, budget - greedy_steps);
+            } else {
+                budget -= greedy_steps;
+                arena = place_in_order(b, order, pass.fit, scan, space.offset, space.greedy);
+            }
             if (arena != no_offset) consider(arena, pass.name);
         }
     }
