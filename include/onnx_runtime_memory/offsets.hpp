@@ -9,7 +9,9 @@
 //   greedy       buffers in a fixed order (size, lifetime, area, conflicts:
 //                each decreasing), each placed into the best (or first) gap
 //                among the buffers already placed that it overlaps in time;
-//                O((n + P) log n), P the pairs of buffers that overlap
+//                O((n + P) log n), P the pairs of buffers that overlap; where
+//                most pairs overlap, the first fits start at each buffer's
+//                floor of solid runs (detail/first_fit.hpp)
 //   skyline      bottom-left packing over time: take the lowest point of the
 //                skyline (the tops of what is placed, per node position) and
 //                place there a buffer that fits the flat stretch around it

@@ -2,7 +2,8 @@
 // conflicts, each decreasing), each into the best or first gap among the
 // placed buffers it meets in time. Pinned buffers are placed first, where
 // the caller put them. O((n + P) log n), P the pairs of buffers that meet,
-// or O(n^2) with few operations where P is near that.
+// or O(n^2) with few operations where P is near that (where the first fits
+// go through first_fit.hpp instead).
 #pragma once
 
 #include <algorithm>
