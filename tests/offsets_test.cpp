@@ -352,6 +352,22 @@ TEST_CASE("pins that overlap while live, or off the alignment, are refused by na
     CHECK(orm::plan_offsets(misaligned, o).has_value());
     const std::vector<Buffer> past_the_end = {{128, 0, 1, SIZE_MAX - 127}};
     CHECK(orm::plan_offsets(past_the_end).error().kind == orm::PlanError::Kind::bad_pin);
+    // A pin so high that the free buffer, placed above it, would end past
+    // SIZE_MAX: an error naming the pin (the sweep wrapped it to offset 0
+    // before), while one just low enough is planned.
+    o.alignment = 64;
+    const std::size_t top = SIZE_MAX / 64 * 64;
+    const std::vector<Buffer> no_room = {{64, 0, 10}, {64, 0, 10, top - 64}};
+    e = orm::plan_offsets(no_room, o);
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == orm::PlanError::Kind::bad_pin);
+    CHECK(e.error().value == 1);
+    const std::vector<Buffer> room = {{64, 0, 10}, {64, 0, 10, top - 192}};
+    const auto fits = orm::plan_offsets(room, o);
+    REQUIRE(fits.has_value());
+    CHECK(fits->offsets[1] == top - 192);
+    CHECK(fits->arena_bytes == top - 128);  // the free buffer beside the pin, below it
+    CHECK(orm::validate_offsets(room, *fits, 64).has_value());
 }
 
 TEST_CASE("validate_offsets: a pinned buffer moved is caught") {

@@ -24,8 +24,9 @@ struct PlanError {
         bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
         bad_buffer,            // buffer record `value` has first > last, or a time past max_graph_ids
         bad_scratch,           // scratch is asked for `node`, which the graph does not have
-        bad_pin,               // `value`'s pinned offset is not a multiple of the alignment, ends past SIZE_MAX,
-                               // or (a graph) `value` is not an owner planned in the arena
+        bad_pin,               // `value`'s pinned offset is not a multiple of the alignment, ends so near SIZE_MAX
+                               // that the other buffers may not fit above it (its end plus the total of the
+                               // sizes passes SIZE_MAX), or (a graph) `value` is not an owner planned in the arena
         pins_overlap,          // pinned `value` and `other` share bytes while both are live (at `node`)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
@@ -80,8 +81,8 @@ struct PlanError {
                 return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
             case Kind::bad_scratch: return "scratch is asked for " + n + ", which the graph does not have";
             case Kind::bad_pin:
-                return v + " has a pinned offset that is not a multiple of the alignment, ends past SIZE_MAX, or "
-                           "belongs to no buffer the arena places";
+                return v + " has a pinned offset that is not a multiple of the alignment, ends so near SIZE_MAX that "
+                           "the other buffers may not fit above it, or belongs to no buffer the arena places";
             case Kind::pins_overlap:
                 return "pinned " + v + " and value " + std::to_string(other) + " share bytes while both are live (at " +
                        n + ")";

@@ -94,8 +94,9 @@ inline void compress_times(Buffers& b) {
 // strategies expect (value[i]: the record's index), sizes rounded up to the
 // alignment (>= 1); a size that cannot be rounded up, or a total that
 // overflows, is PlanError::size_overflow naming the record. Records already
-// in that order (a graph's owners) keep it. A pin off the alignment or
-// ending past SIZE_MAX is PlanError::bad_pin; two pinned records sharing
+// in that order (a graph's owners) keep it. A pin off the alignment, or so
+// high that the highest pin's end plus the total of the sizes passes
+// SIZE_MAX, is PlanError::bad_pin; two pinned records sharing
 // bytes while both live are pins_overlap (value, other: the two records).
 [[nodiscard]] inline expected<void, PlanError> make_buffers(std::span<const Buffer> buffers, std::size_t alignment,
                                                             Buffers& b) {
@@ -113,7 +114,7 @@ inline void compress_times(Buffers& b) {
     b.pinned = 0;
     b.pinned_top = 0;
     b.pinned_end = 0;
-    std::size_t total = 0;
+    std::size_t total = 0, highest_pin = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const Buffer& r = buffers[b.value[i]];
         b.def[i] = r.first;
@@ -128,9 +129,14 @@ inline void compress_times(Buffers& b) {
         if (r.pinned % alignment != 0 || add_overflows(r.pinned, b.size[i], top))
             return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[i]));
         ++b.pinned;
+        if (top > b.pinned_top) highest_pin = i;
         b.pinned_top = std::max(b.pinned_top, top);
         b.pinned_end = std::max(b.pinned_end, r.pinned + r.size);
     }
+    // Every strategy's arena ends at most at the highest pin plus the total:
+    // it must fit in a size_t, or a buffer placed above the pins would wrap.
+    if (std::size_t most = 0; b.pinned > 0 && add_overflows(b.pinned_top, total, most))
+        return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[highest_pin]));
     compress_times(b);
     if (b.pinned > 0) return check_pins(b);
     return {};
