@@ -591,6 +591,7 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
         orm::detail::Buffers b;
         REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
         const auto m = orm::detail::meetings(b);
+        CHECK(orm::detail::meeting_pairs(b) == m.pairs);
         orm::detail::GreedySpace greedy;
         orm::detail::FirstFitSpace fast;
         for (const auto& order : orm::detail::greedy_orders(b, m)) {

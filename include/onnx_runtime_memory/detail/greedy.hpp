@@ -178,6 +178,20 @@ struct Meetings {
     return m;
 }
 
+// The pairs of buffers that meet, alone (Meetings::pairs): buffers in def
+// order, y < x meets x iff end[y] >= def[x], and every y whose end is below
+// def[x] comes before x, so x meets x minus that many of the earlier ones.
+// O(n + positions), no sort: what the greedy passes' prediction needs
+// before it knows whether they run.
+[[nodiscard]] inline std::uint64_t meeting_pairs(const Buffers& b) {
+    std::vector<std::size_t> ended(b.positions() + 1, 0);  // ended[t]: buffers whose end is below t
+    for (const NodeIndex e : b.end) ++ended[std::size_t{e} + 1];
+    for (std::size_t t = 1; t < ended.size(); ++t) ended[t] += ended[t - 1];
+    std::uint64_t pairs = 0;
+    for (std::size_t x = 0; x < b.count(); ++x) pairs += x - ended[b.def[x]];
+    return pairs;
+}
+
 // The buffers by decreasing `first`, then decreasing `second`, then index.
 [[nodiscard]] inline std::vector<std::uint32_t> decreasing_order(const std::vector<std::size_t>& first,
                                                                  const std::vector<std::size_t>& second) {

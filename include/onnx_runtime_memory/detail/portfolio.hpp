@@ -114,10 +114,11 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) { detail::consider(arena, strategy, space, best); };
 
     // The greedy orders: each finds every pair of buffers that meet once.
-    const Meetings m = meetings(b);
-    const std::size_t greedy_steps = saturating_mul(saturating_add(n, m.pairs), log2_steps(n));
+    const std::uint64_t pairs = meeting_pairs(b);
+    const std::size_t greedy_steps = saturating_mul(saturating_add(n, pairs), log2_steps(n));
     if (greedy_steps <= budget) {
-        const bool scan = scan_placed(n, m.pairs);
+        const Meetings m = meetings(b);  // the conflicts order's keys
+        const bool scan = scan_placed(n, pairs);
         std::array<std::vector<std::uint32_t>, 5> orders;  // built when a pass first needs one
         // Orders by index: 0 size (ties to the longest), 1 lifetime, 2
         // area, 3 conflicts, 4 size in order of first use.
