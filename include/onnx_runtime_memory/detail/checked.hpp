@@ -67,4 +67,12 @@ inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
     return align_up_overflows(n, alignment, r) ? size_max : r;
 }
 
+// ceil(log2(n)), at least 1: the depth of a search tree over n leaves,
+// what the budgets charge per step down one.
+[[nodiscard]] constexpr std::size_t log2_steps(std::size_t n) noexcept {
+    std::size_t d = 1;
+    while (d < 64 && (std::size_t{1} << d) < n) ++d;
+    return d;
+}
+
 }  // namespace onnx_runtime_memory::detail

@@ -22,6 +22,7 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "checked.hpp"
 #include "max_tree.hpp"
 
 namespace onnx_runtime_memory::detail {
@@ -134,8 +135,7 @@ struct FirstFitSpace {
     placed.clear();
     const std::size_t positions = b.positions();
     solid.reset(positions);
-    std::size_t depth = 1;
-    while (depth < 64 && (std::size_t{1} << depth) < positions) ++depth;
+    const std::size_t depth = log2_steps(positions);
     std::size_t arena = 0, widest = 0;
     const auto spend = [&budget](std::size_t steps) {
         if (steps > budget) return false;

@@ -88,13 +88,6 @@ struct PlaceSpace {
     return arena;
 }
 
-// ceil(log2(n)), at least 1: the depth of the greedy's search tree.
-[[nodiscard]] constexpr std::size_t log2_steps(std::size_t n) noexcept {
-    std::size_t d = 1;
-    while (d < 64 && (std::size_t{1} << d) < n) ++d;
-    return d;
-}
-
 // Keeps the placement in space.offset when it is smaller than the best.
 inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace& space, Placement& best) {
     if (arena < best.arena) {
