@@ -213,7 +213,7 @@ struct Meetings {
 // The five greedy orders, by index: decreasing 0 size, 1 lifetime, 2 area
 // and 3 conflicts (the total size of the buffers it meets), each with ties
 // to the larger second key (length, or size) then to the earlier buffer;
-// and 4 size_order.
+// and 4 size_order. Only the conflicts order reads `m`.
 [[nodiscard]] inline std::vector<std::uint32_t> greedy_order(const Buffers& b, const Meetings& m, std::size_t which) {
     const std::vector<std::size_t>& length = b.length;
     switch (which) {

@@ -110,7 +110,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
     const std::uint64_t pairs = meeting_pairs(b);
     const std::size_t greedy_steps = saturating_mul(saturating_add(n, pairs), log2_steps(n));
     if (greedy_steps <= budget) {
-        const Meetings m = meetings(b);  // the conflicts order's keys
+        Meetings m;  // the conflicts order's keys, found when that order is first needed
         const bool scan = scan_placed(n, pairs);
         std::array<std::vector<std::uint32_t>, 5> orders;  // built when a pass first needs one
         // Orders by index: 0 size (ties to the longest), 1 lifetime, 2
@@ -141,7 +141,10 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
         for (const Pass& pass : scan ? dense : sparse) {
             if (best.arena <= lower_bound || greedy_steps > budget) break;
             auto& order = orders[pass.order];
-            if (order.empty()) order = greedy_order(b, m, pass.order);
+            if (order.empty()) {
+                if (pass.order == 3 && m.count.empty()) m = meetings(b);
+                order = greedy_order(b, m, pass.order);
+            }
             // Where scanning, a first fit goes through place_first_fit: it
             // reads a few of the placed buffers for each (about 100 of 2,500
             // on the bench's 5k random DAG), not all. It is charged what it
