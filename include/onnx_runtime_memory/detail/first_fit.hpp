@@ -117,6 +117,7 @@ struct FirstFitSpace {
     MaxTree solid;  // solid(u), by position
     std::vector<NodeIndex> landed;  // the positions where a buffer lands on the solid run
     std::vector<std::size_t> run;   // and where the run goes on to there
+    std::vector<OffsetList::Entry> chain;  // the placed buffers the run went on through, bottom up
 };
 
 // Places buffers in `order` as place_in_order does with Fit::first and no
@@ -157,12 +158,30 @@ struct FirstFitSpace {
         std::size_t steps = depth * 3 + 2 * landed.size();
         auto& run = space.run;
         run.assign(landed.size(), top);
-        // Does any placed buffer start at the top? Often none does.
+        // Does any placed buffer start at the top? Often none does. Where
+        // some do, the run at one landed position mostly goes on through
+        // the same buffers as at the one before: `chain` keeps those, and
+        // one that is still live here is the one a search would find (at
+        // one offset, one placed buffer is live at a time).
         const OffsetList::Place p = placed.first_at_least(top);
-        if (p.chunk < placed.chunks() && placed.chunk(p.chunk)[p.index].lo == top)
-            for (std::size_t k = 0; k < landed.size(); ++k)
-                for (const OffsetList::Entry* e; (e = placed.live_at(run[k], landed[k])) != nullptr; steps += depth)
-                    run[k] = e->hi;
+        if (p.chunk < placed.chunks() && placed.chunk(p.chunk)[p.index].lo == top) {
+            auto& chain = space.chain;
+            chain.clear();
+            for (std::size_t k = 0; k < landed.size(); ++k) {
+                for (std::size_t step = 0;; ++step) {
+                    if (step < chain.size() && chain[step].end >= landed[k]) {
+                        ++steps;
+                    } else {
+                        chain.resize(step);
+                        steps += depth;
+                        const OffsetList::Entry* e = placed.live_at(run[k], landed[k]);
+                        if (e == nullptr) break;
+                        chain.push_back(*e);
+                    }
+                    run[k] = chain[step].hi;
+                }
+            }
+        }
         solid.set(landed, run);
         return spend(steps);
     };
