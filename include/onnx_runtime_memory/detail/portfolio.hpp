@@ -140,16 +140,12 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
         // the order moves only the plan kept at a tie; where it holds one
         // (the bench's random DAG of 2k nodes), that one is the first fit.
         using enum ArenaStrategy;
-        constexpr std::array<Pass, 8> sparse = {{{0, Fit::best, size_best_fit},     {3, Fit::best, conflict_best_fit},
-                                                  {4, Fit::first, size_first_fit},   {3, Fit::first, conflict_first_fit},
-                                                  {1, Fit::best, lifetime_best_fit}, {1, Fit::first, lifetime_first_fit},
-                                                  {2, Fit::best, area_best_fit},     {2, Fit::first, area_first_fit}}};
-        constexpr std::array<Pass, 8> dense = {{{0, Fit::best, size_best_fit},      {4, Fit::first, size_first_fit},
-                                                 {3, Fit::best, conflict_best_fit},  {3, Fit::first, conflict_first_fit},
-                                                 {1, Fit::best, lifetime_best_fit},  {1, Fit::first, lifetime_first_fit},
-                                                 {2, Fit::best, area_best_fit},      {2, Fit::first, area_first_fit}}};
-        std::array<Pass, 8> passes = scan ? dense : sparse;
-        if (scan && pairs / n >= n / 24) std::swap(passes[0], passes[1]);
+        std::array<Pass, 8> passes = {{{0, Fit::best, size_best_fit},     {3, Fit::best, conflict_best_fit},
+                                       {4, Fit::first, size_first_fit},   {3, Fit::first, conflict_first_fit},
+                                       {1, Fit::best, lifetime_best_fit}, {1, Fit::first, lifetime_first_fit},
+                                       {2, Fit::best, area_best_fit},     {2, Fit::first, area_first_fit}}};
+        if (scan) std::swap(passes[1], passes[2]);                          // size, first fit second
+        if (scan && pairs / n >= n / 24) std::swap(passes[0], passes[1]);  // and first
         for (const Pass& pass : passes) {
             if (best.arena <= lower_bound || greedy_steps > budget) break;
             auto& order = orders[pass.order];
