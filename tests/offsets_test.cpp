@@ -2,6 +2,7 @@
 // as an executor without a graph (or a MiniMalloc instance) hands them in.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <numeric>
 #include <random>
 #include <span>
@@ -519,6 +520,37 @@ TEST_CASE("the sweep's free gaps: hundreds of gaps (treaps) and a handful (a vec
         INFO("round " << round);
         CHECK(arena == reference(b, want));
         CHECK(got == want);
+    }
+}
+
+TEST_CASE("the free gaps' edge index finds, inserts and erases as a std::map does, through grows and long probe runs") {
+    auto rnd = xorshift(0xED6Eu);
+    for (int round = 0; round < 20; ++round) {
+        orm::detail::EdgeIndex index;
+        std::map<std::size_t, std::uint32_t> model;
+        // Few distinct edges (multiples of 64 below 64 * keys), so that runs
+        // wrap, erases shift entries back, and a key comes and goes often.
+        const std::size_t keys = 8 + rnd() % 600;
+        for (int op = 0; op < 20000; ++op) {
+            const std::size_t edge = 64 * (rnd() % keys);
+            const auto it = model.find(edge);
+            if (it == model.end()) {
+                const auto id = static_cast<std::uint32_t>(rnd() % 1000);
+                index.insert(edge, id);
+                model.emplace(edge, id);
+            } else if (rnd() % 2 == 0) {
+                index.erase(edge);
+                model.erase(it);
+            }
+            const std::size_t probe = 64 * (rnd() % keys);
+            const auto want = model.find(probe);
+            REQUIRE(index.find(probe) == (want == model.end() ? orm::detail::EdgeIndex::nil : want->second));
+        }
+        for (const auto& [edge, id] : model) REQUIRE(index.find(edge) == id);
+        index.clear();  // then one edge again: the old ones must be gone, not just hidden by the count
+        index.insert(64 * keys, 7);
+        for (const auto& [edge, id] : model) REQUIRE(index.find(edge) == orm::detail::EdgeIndex::nil);
+        REQUIRE(index.find(64 * keys) == 7);
     }
 }
 

@@ -13,21 +13,86 @@
 
 namespace onnx_runtime_memory::detail {
 
+// Gap ids by one of their edges (start or end offset): open addressing
+// with linear probing, erased by shifting the run back (no tombstones), so
+// a lookup is a probe or two where a search tree walks a path. Only looked
+// up, never walked: its order cannot reach a plan.
+class EdgeIndex {
+public:
+    static constexpr std::uint32_t nil = 0xFFFFFFFFu;
+
+    // Empties it without freeing (O(capacity): once per sweep).
+    void clear() {
+        std::fill(id_.begin(), id_.end(), nil);
+        used_ = 0;
+    }
+    [[nodiscard]] std::uint32_t find(std::size_t edge) const {
+        if (used_ == 0) return nil;
+        for (std::size_t i = home(edge);; i = (i + 1) & mask_) {
+            if (id_[i] == nil) return nil;
+            if (edge_[i] == edge) return id_[i];
+        }
+    }
+    void insert(std::size_t edge, std::uint32_t id) {  // edge not in the index
+        if (2 * (used_ + 1) > id_.size()) grow();
+        std::size_t i = home(edge);
+        while (id_[i] != nil) i = (i + 1) & mask_;
+        edge_[i] = edge;
+        id_[i] = id;
+        ++used_;
+    }
+    void erase(std::size_t edge) {  // edge in the index
+        std::size_t i = home(edge);
+        while (edge_[i] != edge || id_[i] == nil) i = (i + 1) & mask_;
+        // Moves back each entry after the hole that may not stay past it.
+        for (std::size_t j = (i + 1) & mask_; id_[j] != nil; j = (j + 1) & mask_) {
+            const std::size_t h = home(edge_[j]);
+            if (((j - h) & mask_) >= ((j - i) & mask_)) {  // its home is at or before the hole
+                edge_[i] = edge_[j];
+                id_[i] = id_[j];
+                i = j;
+            }
+        }
+        id_[i] = nil;
+        --used_;
+    }
+
+private:
+    [[nodiscard]] std::size_t home(std::size_t edge) const noexcept {
+        return static_cast<std::size_t>((static_cast<std::uint64_t>(edge) * 0x9E3779B97F4A7C15ull) >> 32) & mask_;
+    }
+    void grow() {
+        std::vector<std::size_t> edges;
+        std::vector<std::uint32_t> ids;
+        edges.swap(edge_);
+        ids.swap(id_);
+        const std::size_t capacity = std::max<std::size_t>(64, 2 * ids.size());
+        edge_.assign(capacity, 0);
+        id_.assign(capacity, nil);
+        mask_ = capacity - 1;
+        used_ = 0;
+        for (std::size_t k = 0; k < ids.size(); ++k)
+            if (ids[k] != nil) insert(edges[k], ids[k]);
+    }
+    std::vector<std::size_t> edge_;
+    std::vector<std::uint32_t> id_;  // nil: an empty place
+    std::size_t mask_ = 0, used_ = 0;
+};
+
 // The free gaps below the top of the arena. A sweep usually has a handful
 // (four on average on the bench's graphs), so they live in a small vector
 // sorted by offset, scanned for the best fit; past `many` gaps they move to
-// two treap indexes (by size, by offset) over a pool of gap ids, O(log g)
-// each, and back below `few`. Both give the same answers: the smallest gap
-// that fits, the lowest among equals; the neighbours of a freed block.
+// a treap index by size over a pool of gap ids, O(log g) each, with the
+// neighbours of a freed block found by their edges (EdgeIndex), and back
+// below `few`. Both give the same answers: the smallest gap that fits, the
+// lowest among equals; the gaps that end where a freed block starts and
+// start where it ends.
 class FreeGaps {
-    // The treaps' orders (first: their bodies must precede their uses).
+    // The treap's order (first: its body must precede its uses).
     [[nodiscard]] auto size_less() const {
         return [this](std::uint32_t x, std::uint32_t y) {
             return gap_size_[x] != gap_size_[y] ? gap_size_[x] < gap_size_[y] : gap_off_[x] < gap_off_[y];
         };
-    }
-    [[nodiscard]] auto off_less() const {
-        return [this](std::uint32_t x, std::uint32_t y) { return gap_off_[x] < gap_off_[y]; };
     }
 
 public:
@@ -37,7 +102,8 @@ public:
         gap_size_.clear();
         spare_.clear();
         by_size_.clear();
-        by_off_.clear();
+        by_start_.clear();
+        by_end_.clear();
         treaps_ = false;
     }
 
@@ -92,19 +158,17 @@ public:
             *at = {off, size};
             return top;
         }
-        const std::uint32_t below = by_off_.last_below([&](std::uint32_t y) { return gap_off_[y] < off; });
-        const std::uint32_t above = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] < off + size; });
-        const bool joins_above = above != TreapIndex::nil && gap_off_[above] == off + size;
-        const bool joins_below = below != TreapIndex::nil && gap_off_[below] + gap_size_[below] == off;
+        const std::uint32_t below = by_end_.find(off), above = by_start_.find(off + size);
+        const bool joins_above = above != EdgeIndex::nil, joins_below = below != EdgeIndex::nil;
         if (joins_above) size += gap_size_[above];
         if (joins_below) {
             off = gap_off_[below];
             size += gap_size_[below];
         }
         // A joined gap becomes the merged block (its place by offset holds); the other one goes.
-        const std::uint32_t kept = joins_below ? below : joins_above ? above : TreapIndex::nil;
+        const std::uint32_t kept = joins_below ? below : joins_above ? above : EdgeIndex::nil;
         if (joins_below && joins_above) drop(above);
-        if (kept == TreapIndex::nil) {
+        if (kept == EdgeIndex::nil) {
             if (off + size != top) add(off, size);
         } else if (off + size == top) {
             drop(kept);
@@ -133,18 +197,29 @@ private:
             gap_size_[id] = size;
         }
         by_size_.insert(id, size_less());
-        by_off_.insert(id, off_less());
+        by_start_.insert(off, id);
+        by_end_.insert(off + size, id);
     }
     // A gap's new bounds, between the same neighbours: its place by offset stays.
     void resize(std::uint32_t id, std::size_t off, std::size_t size) {
         by_size_.erase(id, size_less());
+        if (off != gap_off_[id]) {
+            by_start_.erase(gap_off_[id]);
+            by_start_.insert(off, id);
+        }
+        if (off + size != gap_off_[id] + gap_size_[id]) {
+            by_end_.erase(gap_off_[id] + gap_size_[id]);
+            by_end_.insert(off + size, id);
+        }
         gap_off_[id] = off;
         gap_size_[id] = size;
         by_size_.insert(id, size_less());
     }
     void drop(std::uint32_t id) {
         by_size_.erase(id, size_less());
-        by_off_.erase(id, off_less());
+        by_start_.erase(gap_off_[id]);
+        by_end_.erase(gap_off_[id] + gap_size_[id]);
+        gap_size_[id] = 0;  // marks a spare id (a gap is never empty)
         spare_.push_back(id);
     }
     void to_treaps() {
@@ -155,23 +230,24 @@ private:
     void to_small() {
         treaps_ = false;
         small_.clear();
-        for (std::uint32_t id = by_off_.empty() ? TreapIndex::nil : by_off_.first_not([](std::uint32_t) { return false; });
-             id != TreapIndex::nil;) {
-            small_.emplace_back(gap_off_[id], gap_size_[id]);
-            const std::size_t past = gap_off_[id];
-            id = by_off_.first_not([&](std::uint32_t y) { return gap_off_[y] <= past; });
-        }
+        for (std::uint32_t id = 0; id < gap_off_.size(); ++id)
+            if (gap_size_[id] > 0) {
+                small_.emplace_back(gap_off_[id], gap_size_[id]);
+                by_start_.erase(gap_off_[id]);
+                by_end_.erase(gap_off_[id] + gap_size_[id]);
+            }
+        std::sort(small_.begin(), small_.end());  // fewer than `few`, by offset
         gap_off_.clear();
         gap_size_.clear();
         spare_.clear();
         by_size_.clear();
-        by_off_.clear();
     }
 
     std::vector<std::pair<std::size_t, std::size_t>> small_;  // (offset, size), by offset
     std::vector<std::size_t> gap_off_, gap_size_;             // by gap id (treap mode)
     std::vector<std::uint32_t> spare_;                        // gap ids to reuse
-    TreapIndex by_size_, by_off_;
+    TreapIndex by_size_;
+    EdgeIndex by_start_, by_end_;  // gap ids by start and by end offset
     bool treaps_ = false;
 };
 
