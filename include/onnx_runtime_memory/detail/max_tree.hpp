@@ -52,29 +52,33 @@ public:
         return m;
     }
     // Calls f(i) for every i in [first, last] whose value is at least v, in
-    // increasing i: O(log n) for each.
+    // increasing i: O(log n) for each. The nodes that cover the range (as
+    // in highest), left to right, each searched down through the children
+    // that hold such a value: inside a covering node no range test is needed.
     template <class F>
     void each_at_least(std::size_t first, std::size_t last, std::uint64_t v, F&& f) const {
-        struct Range {
-            std::size_t node, lo, width;
-        };
-        std::array<Range, 2 * 64> stack;  // depth <= 64; each pop pushes at most two (not zeroed: a call would clear 3 KB)
-        std::size_t depth = 0;
-        // Only ranges that reach into [first, last] and hold a value >= v go on the stack.
-        const auto push = [&](const Range& r) {
-            if (r.lo <= last && r.lo + r.width > first && top_[r.node] >= v) stack[depth++] = r;
-        };
-        push({1, 0, leaves_});
-        while (depth > 0) {
-            const Range r = stack[--depth];
-            if (r.width == 1) {
-                f(r.lo);
-                continue;
+        std::array<std::size_t, 64> stack;  // a descent keeps at most one sibling a level (not zeroed: a call would clear it)
+        const auto descend = [&](std::size_t node) {
+            if (top_[node] < v) return;
+            std::size_t depth = 0;
+            stack[depth++] = node;
+            while (depth > 0) {
+                const std::size_t x = stack[--depth];
+                if (x >= leaves_) {
+                    f(x - leaves_);
+                    continue;
+                }
+                if (top_[2 * x + 1] >= v) stack[depth++] = 2 * x + 1;
+                if (top_[2 * x] >= v) stack[depth++] = 2 * x;  // lower places first
             }
-            const std::size_t half = r.width / 2;
-            push({2 * r.node + 1, r.lo + half, half});
-            push({2 * r.node, r.lo, half});  // lower places first
+        };
+        std::array<std::size_t, 64> right;  // the right side's covering nodes come right to left
+        std::size_t rights = 0;
+        for (std::size_t a = first + leaves_, b = last + leaves_ + 1; a < b; a /= 2, b /= 2) {
+            if (a % 2 == 1) descend(a++);
+            if (b % 2 == 1) right[rights++] = --b;
         }
+        while (rights > 0) descend(right[--rights]);
     }
 
 private:
