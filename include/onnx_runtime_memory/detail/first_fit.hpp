@@ -143,9 +143,15 @@ struct FirstFitSpace {
         budget -= steps;
         return true;
     };
+    // Whether a placed buffer starts at lo.
+    const auto starts_at = [&](std::size_t lo) {
+        const OffsetList::Place p = placed.first_at_least(lo);
+        return p.chunk < placed.chunks() && placed.chunk(p.chunk)[p.index].lo == lo;
+    };
     // Places x at o; where it lands on the solid run, the run goes on
-    // through x and the buffers that continue it. False when out of steps.
-    const auto place = [&](std::uint32_t x, std::size_t o) {
+    // through x and the buffers that continue it (`continued`: a placed
+    // buffer starts where x ends). False when out of steps.
+    const auto place = [&](std::uint32_t x, std::size_t o, bool continued) {
         offset[x] = o;
         const std::size_t top = o + b.size[x];
         arena = std::max(arena, top);
@@ -163,8 +169,7 @@ struct FirstFitSpace {
         // the same buffers as at the one before: `chain` keeps those, and
         // one that is still live here is the one a search would find (at
         // one offset, one placed buffer is live at a time).
-        const OffsetList::Place p = placed.first_at_least(top);
-        if (p.chunk < placed.chunks() && placed.chunk(p.chunk)[p.index].lo == top) {
+        if (continued) {
             auto& chain = space.chain;
             chain.clear();
             for (std::size_t k = 0; k < landed.size(); ++k) {
@@ -188,7 +193,7 @@ struct FirstFitSpace {
     for (std::uint32_t x = 0; x < n; ++x)
         if (b.is_pinned(x)) {
             offset[x] = b.pin[x];
-            if (b.size[x] > 0 && !place(x, b.pin[x])) return no_offset;
+            if (b.size[x] > 0 && !place(x, b.pin[x], starts_at(b.pin[x] + b.size[x]))) return no_offset;
         }
     for (const std::uint32_t x : order) {
         const std::size_t need = b.size[x];
@@ -198,6 +203,7 @@ struct FirstFitSpace {
         // floor - widest + 1 ends at or below it.
         auto cursor = static_cast<std::size_t>(solid.highest(first, last));
         std::size_t read = 0;
+        bool continued = false;  // the first placed buffer past the gap starts at its end
         OffsetList::Place p = placed.first_at_least(cursor >= widest ? cursor - widest + 1 : 0);
         for (bool open = true; open && p.chunk < placed.chunks(); ++p.chunk, p.index = 0) {
             const auto& v = placed.chunk(p.chunk);
@@ -206,6 +212,7 @@ struct FirstFitSpace {
                 // Past here every placed buffer starts at cursor + need or
                 // higher: the gap at the cursor is free.
                 if (y.lo >= cursor + need) {
+                    continued = y.lo == cursor + need;
                     open = false;
                     break;
                 }
@@ -213,7 +220,7 @@ struct FirstFitSpace {
                 if (y.def <= last && y.end >= first) cursor = std::max(cursor, y.hi);
             }
         }
-        if (!spend(read) || !place(x, cursor)) return no_offset;
+        if (!spend(read) || !place(x, cursor, continued)) return no_offset;
     }
     return arena;
 }
