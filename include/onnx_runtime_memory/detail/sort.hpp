@@ -42,6 +42,7 @@ inline void radix_sort(std::vector<std::uint64_t>& key, std::vector<std::uint32_
         every &= k;
     }
     const std::uint64_t differ = any ^ every;
+    if (differ == 0) return;  // one key throughout (a sort_by with no minor key): no pass, no buffers
     std::vector<std::uint64_t> key_out(n);
     std::vector<std::uint32_t> at_out(n);
     for (unsigned shift = 0; shift < 64; shift += 8) {
