@@ -609,6 +609,32 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
     }
 }
 
+TEST_CASE("meetings: each buffer's count and bytes of the others it meets, and the pairs, as a check of every pair gives") {
+    auto rnd = xorshift(0x3EE7u);
+    for (int round = 0; round < 30; ++round) {
+        const std::size_t n = 1 + rnd() % 400, span = 1 + rnd() % (round % 3 == 0 ? 100000 : 300);  // some sparse: ranked
+        const std::vector<Buffer> buffers = random_records(rnd, n, span, round % 2 == 0, 40, false);
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        const auto m = orm::detail::meetings(b);
+        std::uint64_t pairs = 0;
+        for (std::size_t x = 0; x < n; ++x) {
+            std::size_t count = 0, bytes = 0;
+            for (std::size_t y = 0; y < n; ++y)
+                if (y != x && b.overlap(x, y)) {
+                    ++count;
+                    bytes += b.size[y];
+                }
+            INFO("round " << round << ", buffer " << x);
+            CHECK(m.count[x] == count);
+            CHECK(m.bytes[x] == bytes);
+            pairs += count;
+        }
+        CHECK(m.pairs == pairs / 2);
+        CHECK(orm::detail::meeting_pairs(b) == pairs / 2);
+    }
+}
+
 TEST_CASE("the fast first fit places as place_in_order's first fit, and stops when out of steps") {
     // Random problems, up to 3,000 buffers (the offset list splits its
     // chunks past 256), sizes from few values (many buffers at one offset),
