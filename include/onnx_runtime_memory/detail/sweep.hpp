@@ -111,9 +111,13 @@ public:
     // no gap holds them. What is left of the gap keeps its place by offset.
     bool take(std::size_t need, std::size_t& off) {
         if (!treaps_) {
-            std::size_t best = small_.size();
-            for (std::size_t i = 0; i < small_.size(); ++i)
-                if (small_[i].second >= need && (best == small_.size() || small_[i].second < small_[best].second)) best = i;
+            std::size_t best = small_.size(), best_size = size_max;  // the lowest of the smallest that fit
+            for (std::size_t i = 0; i < small_.size(); ++i) {
+                const std::size_t size = small_[i].second;
+                const bool better = size >= need && size < best_size;
+                best = better ? i : best;
+                best_size = better ? size : best_size;
+            }
             if (best == small_.size()) return false;
             off = small_[best].first;
             if (small_[best].second == need) small_.erase(small_.begin() + static_cast<std::ptrdiff_t>(best));
