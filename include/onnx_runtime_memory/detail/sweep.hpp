@@ -21,8 +21,10 @@ class EdgeIndex {
 public:
     static constexpr std::uint32_t nil = 0xFFFFFFFFu;
 
-    // Empties it without freeing (O(capacity): once per sweep).
+    // Empties it without freeing: O(capacity), and nothing when already
+    // empty (a sweep that ends with a handful of gaps erased them all).
     void clear() {
+        if (used_ == 0) return;
         std::fill(id_.begin(), id_.end(), nil);
         used_ = 0;
     }
