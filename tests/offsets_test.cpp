@@ -609,7 +609,7 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
     }
 }
 
-TEST_CASE("meetings: each buffer's count and bytes of the others it meets, and the pairs, as a check of every pair gives") {
+TEST_CASE("meetings and meeting_pairs: each buffer's bytes of the others it meets, and the pairs, as a check of every pair gives") {
     auto rnd = xorshift(0x3EE7u);
     for (int round = 0; round < 30; ++round) {
         const std::size_t n = 1 + rnd() % 400, span = 1 + rnd() % (round % 3 == 0 ? 100000 : 300);  // some sparse: ranked
@@ -626,11 +626,9 @@ TEST_CASE("meetings: each buffer's count and bytes of the others it meets, and t
                     bytes += b.size[y];
                 }
             INFO("round " << round << ", buffer " << x);
-            CHECK(m.count[x] == count);
             CHECK(m.bytes[x] == bytes);
             pairs += count;
         }
-        CHECK(m.pairs == pairs / 2);
         CHECK(orm::detail::meeting_pairs(b) == pairs / 2);
     }
 }
@@ -649,7 +647,6 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
         orm::detail::Buffers b;
         REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
         const auto m = orm::detail::meetings(b);
-        CHECK(orm::detail::meeting_pairs(b) == m.pairs);
         orm::detail::GreedySpace greedy;
         orm::detail::FirstFitSpace fast;
         for (const auto& order : orm::detail::greedy_orders(b, m)) {

@@ -95,34 +95,43 @@ template <class Oracle>
     owner_buffers(live, sizes.bytes, buffers);
     if (auto ok = pin_owners(live, plan.pinned, buffers); !ok) return unexpected(ok.error());
     scratch_buffers(scratch, buffers);  // after the owners: buffer owners.size() + k is the k-th scratch
-    auto placed = plan_offsets(buffers, options);
-    if (!placed) return unexpected(name_owners(placed.error(), live));
-    if (placed->arena_bytes > placed->lower_bound_bytes && plan.pinned.empty()) {
+    OffsetPlan placed;
+    {
+        // Each in memory only while needed: the records until the columns
+        // hold them, the columns until placed (a plan's peak is what it
+        // pays in fresh pages).
+        const std::size_t alignment = alignment_or_one(options.alignment);
+        Buffers columns;
+        if (auto ok = checked_columns(buffers, alignment, columns); !ok) return unexpected(name_owners(ok.error(), live));
+        std::vector<Buffer>().swap(buffers);
+        placed = place_columns(columns, alignment, options);
+    }
+    if (placed.arena_bytes > placed.lower_bound_bytes && plan.pinned.empty()) {
         // The best-fit slot plan, laid out, is a candidate too (it knows no pins).
         detail::Schedule schedule;
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
         ActivationPlan slots;
         detail::assign_slots(live, schedule, sizes.bytes, naive, pool, slots, false, scratch);
-        auto from_slots = arena_from_slots(live, slots, placed->alignment);  // (checks the liveness again: O(V), rare)
+        auto from_slots = arena_from_slots(live, slots, placed.alignment);  // (checks the liveness again: O(V), rare)
         if (!from_slots) return unexpected(from_slots.error());
-        if (from_slots->arena_bytes < placed->arena_bytes) {
+        if (from_slots->arena_bytes < placed.arena_bytes) {
             from_slots->dynamic_values = std::move(sizes.unknown);
-            from_slots->proven_bound_bytes = placed->proven_bound_bytes;
+            from_slots->proven_bound_bytes = placed.proven_bound_bytes;
             return ArenaStatus::complete(std::move(*from_slots));
         }
     }
     ArenaPlan result;
-    result.arena_bytes = placed->arena_bytes;
-    result.proven_bound_bytes = placed->proven_bound_bytes;
-    result.alignment = placed->alignment;
-    result.strategy = placed->strategy;
+    result.arena_bytes = placed.arena_bytes;
+    result.proven_bound_bytes = placed.proven_bound_bytes;
+    result.alignment = placed.alignment;
+    result.strategy = placed.strategy;
     result.offsets.assign(live.value_count(), no_offset);
-    for (std::size_t i = 0; i < live.owners.size(); ++i) result.offsets[live.owners[i]] = placed->offsets[i];
+    for (std::size_t i = 0; i < live.owners.size(); ++i) result.offsets[live.owners[i]] = placed.offsets[i];
     place_views(live, result.offsets);
     result.scratch_offsets.assign(scratch.size(), no_offset);
     for (std::size_t n = 0, k = live.owners.size(); n < scratch.size(); ++n)
-        if (scratch[n] > 0) result.scratch_offsets[n] = placed->offsets[k++];
+        if (scratch[n] > 0) result.scratch_offsets[n] = placed.offsets[k++];
     result.dynamic_values = std::move(sizes.unknown);
     return ArenaStatus::complete(std::move(result));
 }

@@ -57,6 +57,40 @@
 
 namespace onnx_runtime_memory {
 
+namespace detail {
+
+// The checks of plan_offsets, then the columns (make_buffers).
+[[nodiscard]] inline expected<void, PlanError> checked_columns(std::span<const Buffer> buffers, std::size_t alignment,
+                                                               Buffers& b) {
+    if (auto ok = check_buffers(buffers); !ok) return unexpected(ok.error());
+    return make_buffers(buffers, alignment, b);
+}
+
+// plan_offsets once the columns are made: the records themselves are no
+// longer needed (a caller that built them may free them first).
+[[nodiscard]] inline OffsetPlan place_columns(const Buffers& b, std::size_t alignment, const ArenaOptions& options) {
+    OffsetPlan plan;
+    plan.alignment = alignment;
+    const ArenaBound bound = [&] {
+        std::vector<std::size_t> born, dying;  // freed before the strategies run
+        return arena_bound(b, born, dying);
+    }();
+    plan.lower_bound_bytes = bound.bytes;
+    Placement placement;
+    {
+        PlaceSpace space;  // freed before the plan's offsets are allocated
+        place_buffers(b, options, bound.rounded, space, placement);
+    }
+    plan.offsets.assign(b.count(), 0);
+    for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
+    plan.arena_bytes = arena_end(b, placement.offset);
+    plan.proven_bound_bytes = proven_bytes(b, bound, placement.proven);
+    plan.strategy = placement.strategy;
+    return plan;
+}
+
+}  // namespace detail
+
 // Places every buffer: offsets aligned to options.alignment (0 counts as 1),
 // pinned buffers at their pins, the best of the strategies above. A
 // malformed record is PlanError::bad_buffer, a total that overflows once
@@ -65,24 +99,10 @@ namespace onnx_runtime_memory {
 // options.time_limit cuts a search short.
 [[nodiscard]] inline expected<OffsetPlan, PlanError> plan_offsets(std::span<const Buffer> buffers,
                                                                   const ArenaOptions& options = {}) {
-    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
     const std::size_t alignment = detail::alignment_or_one(options.alignment);
     detail::Buffers b;
-    if (auto ok = detail::make_buffers(buffers, alignment, b); !ok) return unexpected(ok.error());
-    OffsetPlan plan;
-    plan.alignment = alignment;
-    std::vector<std::size_t> born, dying;
-    const detail::ArenaBound bound = detail::arena_bound(b, born, dying);
-    plan.lower_bound_bytes = bound.bytes;
-    detail::PlaceSpace space;
-    detail::Placement placement;
-    detail::place_buffers(b, options, bound.rounded, space, placement);
-    plan.offsets.assign(buffers.size(), 0);
-    for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
-    plan.arena_bytes = detail::arena_end(b, placement.offset);
-    plan.proven_bound_bytes = detail::proven_bytes(b, bound, placement.proven);
-    plan.strategy = placement.strategy;
-    return plan;
+    if (auto ok = detail::checked_columns(buffers, alignment, b); !ok) return unexpected(ok.error());
+    return detail::place_columns(b, alignment, options);
 }
 
 }  // namespace onnx_runtime_memory

@@ -144,53 +144,40 @@ private:
     return arena;
 }
 
-// For each buffer, the number (count) and total size (bytes) of the other
-// buffers it meets in time; y meets x iff def[y] <= end[x] and end[y] >=
+// For each buffer, the total size of the other buffers it meets in time
+// (the conflicts order's key); y meets x iff def[y] <= end[x] and end[y] >=
 // def[x]. Every y that ended before def[x] also started before it, so x
 // meets those started by end[x] less those ended before def[x], less
-// itself: prefix counts and sums over positions give each in O(1), O(n +
-// positions) in all (positions <= 4n once make_buffers compressed the
-// times). make_buffers checked that the sizes' total fits.
+// itself: prefix sums over positions give each in O(1), O(n + positions) in
+// all (positions <= 4n once make_buffers compressed the times).
+// make_buffers checked that the sizes' total fits.
 struct Meetings {
-    std::vector<std::size_t> count, bytes;
-    std::uint64_t pairs = 0;  // unordered pairs that meet
+    std::vector<std::size_t> bytes;
 };
 [[nodiscard]] inline Meetings meetings(const Buffers& b) {
     const std::size_t n = b.count(), positions = b.positions();
-    // At t + 1: the buffers (and their bytes) started by t, and those ended by t.
-    std::vector<std::size_t> started(positions + 1, 0), started_bytes(positions + 1, 0);
-    std::vector<std::size_t> ended(positions + 1, 0), ended_bytes(positions + 1, 0);
+    // At t + 1: the bytes of the buffers started by t, and of those ended by t.
+    std::vector<std::size_t> started(positions + 1, 0), ended(positions + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        ++started[std::size_t{b.def[i]} + 1];
-        started_bytes[std::size_t{b.def[i]} + 1] += b.size[i];
-        ++ended[std::size_t{b.end[i]} + 1];
-        ended_bytes[std::size_t{b.end[i]} + 1] += b.size[i];
+        started[std::size_t{b.def[i]} + 1] += b.size[i];
+        ended[std::size_t{b.end[i]} + 1] += b.size[i];
     }
     for (std::size_t t = 1; t <= positions; ++t) {
         started[t] += started[t - 1];
-        started_bytes[t] += started_bytes[t - 1];
         ended[t] += ended[t - 1];
-        ended_bytes[t] += ended_bytes[t - 1];
     }
     Meetings m;
-    m.count.resize(n);
     m.bytes.resize(n);
-    std::uint64_t twice = 0;
-    for (std::size_t x = 0; x < n; ++x) {
-        const std::size_t by_end = std::size_t{b.end[x]} + 1, before_def = b.def[x];
-        m.count[x] = started[by_end] - ended[before_def] - 1;
-        m.bytes[x] = started_bytes[by_end] - ended_bytes[before_def] - b.size[x];
-        twice += m.count[x];
-    }
-    m.pairs = twice / 2;
+    for (std::size_t x = 0; x < n; ++x)
+        m.bytes[x] = started[std::size_t{b.end[x]} + 1] - ended[b.def[x]] - b.size[x];
     return m;
 }
 
-// The pairs of buffers that meet, alone (Meetings::pairs): buffers in def
-// order, y < x meets x iff end[y] >= def[x], and every y whose end is below
-// def[x] comes before x, so x meets x minus that many of the earlier ones.
-// O(n + positions), no sort: what the greedy passes' prediction needs
-// before it knows whether they run.
+// The unordered pairs of buffers that meet: buffers in def order, y < x
+// meets x iff end[y] >= def[x], and every y whose end is below def[x] comes
+// before x, so x meets x minus that many of the earlier ones. O(n +
+// positions), no sort: what the greedy passes' prediction and scan_placed
+// need.
 [[nodiscard]] inline std::uint64_t meeting_pairs(const Buffers& b) {
     std::vector<std::size_t> ended(b.positions() + 1, 0);  // ended[t]: buffers whose end is below t
     for (const NodeIndex e : b.end) ++ended[std::size_t{e} + 1];

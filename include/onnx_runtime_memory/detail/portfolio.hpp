@@ -69,17 +69,16 @@ struct PlaceSpace {
     for (std::size_t p = 1; p < count.size(); ++p) count[p] += count[p - 1];
     order.resize(n);
     for (std::size_t i = 0; i < n; ++i) order[count[last - b.end[i]]++] = static_cast<std::uint32_t>(i);
+    // Only the columns the sweep reads (length and slack stay empty).
     Buffers& m = space.mirrored;
     for (auto* column : {&m.value, &m.def, &m.end}) column->resize(n);
-    for (auto* column : {&m.length, &m.size, &m.slack, &m.pin}) column->resize(n);
+    for (auto* column : {&m.size, &m.pin}) column->resize(n);
     for (std::size_t k = 0; k < n; ++k) {
         const std::uint32_t i = order[k];
         m.value[k] = i;
         m.def[k] = last - b.end[i];
         m.end[k] = last - b.def[i];
-        m.length[k] = b.length[i];
         m.size[k] = b.size[i];
-        m.slack[k] = b.slack[i];
         m.pin[k] = no_offset;
     }
     const std::size_t arena = sweep(m, space.mirrored_offset, space.sweep);
@@ -150,7 +149,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
             if (best.arena <= lower_bound || greedy_steps > budget) break;
             auto& order = orders[pass.order];
             if (order.empty()) {
-                if (pass.order == 3 && m.count.empty()) m = meetings(b);
+                if (pass.order == 3 && m.bytes.empty()) m = meetings(b);
                 order = greedy_order(b, m, pass.order);
             }
             // Where scanning, a first fit goes through place_first_fit: it

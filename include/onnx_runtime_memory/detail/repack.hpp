@@ -115,9 +115,8 @@ struct RepackSpace {
         top.pin[k] = no_offset;
         space.floor[k] = std::max(base, space.tops.largest(b.def[x], b.end[x]));
     }
-    compress_times(top);  // its times are the whole problem's: ranked, meetings costs O(r), not O(T)
-    const Meetings m = meetings(top);
-    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan_placed(r, m.pairs),
+    compress_times(top);  // its times are the whole problem's: ranked, meeting_pairs costs O(r), not O(T)
+    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan_placed(r, meeting_pairs(top)),
                                              space.offset, space.greedy, space.floor);
     for (std::size_t k = 0; k < r; ++k) offset[order[k]] = space.offset[k];
     return std::max(arena, moved);
