@@ -1,9 +1,9 @@
 // The top repacked: a placement's highest buffers placed again by a greedy
 // order above the rest, which stays. The sweep leaves its waste near the
 // top, where buffers that arrived late fill what was left; placed again
-// largest first, the top packs tighter. O(n + T + c log T + r^2) for r
-// buffers moved and c that stay but reach into their band, T the
-// positions: with r a multiple of sqrt(n), about linear in n.
+// largest first, the top packs tighter. O(n + c log r + r^2) for r
+// buffers moved and c that stay but reach into their band: with r a
+// multiple of sqrt(n), about linear in n.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include "buffers.hpp"
 #include "greedy.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -64,7 +65,8 @@ private:
 // Kept memory of repack_top.
 struct RepackSpace {
     std::vector<std::uint32_t> by_offset;  // the buffers with bytes: the moved ones first (in def order), then the rest
-    RangeMax tops;  // the highest end of the buffers that stay, by position
+    std::vector<NodeIndex> times;  // the moved buffers' firsts and lasts, sorted, distinct
+    RangeMax tops;  // the highest end of the buffers that stay, by slot of `times` (see repack_top)
     Buffers top;    // the buffers moved, as a problem of their own (in def order)
     std::vector<std::size_t> floor, offset;
     GreedySpace greedy;
@@ -94,11 +96,28 @@ struct RepackSpace {
     // buffers that stay and reach above it can raise a floor.
     std::size_t arena = 0, base = r > 0 ? no_offset : 0;
     for (std::size_t k = 0; k < r; ++k) base = std::min(base, offset[order[k]]);
-    space.tops.reset(b.positions());
+    // The tree spans slots, not positions: time t goes to 2 (the moved
+    // buffers' times below t) + (t is one of them). The map keeps the order
+    // and sets each moved buffer's times apart from every other time, so a
+    // buffer that stays meets a moved one exactly when their slots do; the
+    // tree has at most 4r + 1 slots where the positions may be n or more.
+    auto& times = space.times;
+    times.clear();
+    for (std::size_t k = 0; k < r; ++k) {
+        times.push_back(b.def[order[k]]);
+        times.push_back(b.end[order[k]]);
+    }
+    sort_by(times, [](NodeIndex t) { return t; });
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    const auto slot = [&times](NodeIndex t) {
+        const auto below = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+        return 2 * below + (below < times.size() && times[below] == t ? 1 : 0);
+    };
+    space.tops.reset(2 * times.size() + 1);
     for (std::size_t k = r; k < order.size(); ++k) {
         const std::uint32_t y = order[k];
         arena = std::max(arena, offset[y] + b.size[y]);
-        if (offset[y] + b.size[y] > base) space.tops.raise(b.def[y], b.end[y], offset[y] + b.size[y]);
+        if (offset[y] + b.size[y] > base) space.tops.raise(slot(b.def[y]), slot(b.end[y]), offset[y] + b.size[y]);
     }
     Buffers& top = space.top;
     for (auto* column : {&top.def, &top.end}) column->resize(r);
@@ -113,7 +132,7 @@ struct RepackSpace {
         top.size[k] = b.size[x];
         top.slack[k] = b.slack[x];
         top.pin[k] = no_offset;
-        space.floor[k] = std::max(base, space.tops.largest(b.def[x], b.end[x]));
+        space.floor[k] = std::max(base, space.tops.largest(slot(b.def[x]), slot(b.end[x])));
     }
     compress_times(top);  // its times are the whole problem's: ranked, meeting_pairs costs O(r), not O(T)
     const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan_placed(r, meeting_pairs(top)),
