@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "heap_accounting.hpp"
 #include "ir/graph_text.hpp"
 #include "ir/minimalloc.hpp"
 #include "ir/views.hpp"
@@ -28,36 +29,6 @@
 #include "tflite_baselines.hpp"
 
 namespace orm = onnx_runtime_memory;
-
-// ---- heap accounting: every operator new/delete goes through here ----
-namespace {
-std::size_t heap_now = 0;
-std::size_t heap_peak = 0;
-std::size_t heap_allocations = 0;
-constexpr std::size_t header = alignof(std::max_align_t);
-}  // namespace
-
-void* operator new(std::size_t n) {
-    auto* p = static_cast<unsigned char*>(std::malloc(n + header));
-    if (!p) std::abort();
-    *reinterpret_cast<std::size_t*>(p) = n;
-    heap_now += n;
-    heap_peak = std::max(heap_peak, heap_now);
-    ++heap_allocations;
-    return p + header;
-}
-void operator delete(void* p) noexcept {
-    if (!p) return;
-    // Back to the block malloc gave, by address: g++ -O3 would otherwise read
-    // the step back as an out-of-bounds access to the object new returned.
-    auto* base = reinterpret_cast<unsigned char*>(reinterpret_cast<std::uintptr_t>(p) - header);
-    heap_now -= *reinterpret_cast<std::size_t*>(base);
-    std::free(base);
-}
-void* operator new[](std::size_t n) { return operator new(n); }
-void operator delete[](void* p) noexcept { operator delete(p); }
-void operator delete(void* p, std::size_t) noexcept { operator delete(p); }
-void operator delete[](void* p, std::size_t) noexcept { operator delete(p); }
 
 namespace {
 
