@@ -96,11 +96,12 @@ struct RepackSpace {
     // buffers that stay and reach above it can raise a floor.
     std::size_t arena = 0, base = r > 0 ? no_offset : 0;
     for (std::size_t k = 0; k < r; ++k) base = std::min(base, offset[order[k]]);
-    // The tree spans slots, not positions: time t goes to 2 (the moved
-    // buffers' times below t) + (t is one of them). The map keeps the order
-    // and sets each moved buffer's times apart from every other time, so a
-    // buffer that stays meets a moved one exactly when their slots do; the
-    // tree has at most 4r + 1 slots where the positions may be n or more.
+    // The tree spans slots, not positions: time t goes to twice the number
+    // of the moved buffers' times below t, plus one if t is one of them.
+    // The map keeps the order and sets each moved buffer's times apart from
+    // every other time, so a buffer that stays meets a moved one exactly
+    // when their slots do; the tree has at most 4r + 1 slots where the
+    // positions may be n or more.
     auto& times = space.times;
     times.clear();
     for (std::size_t k = 0; k < r; ++k) {
@@ -135,8 +136,9 @@ struct RepackSpace {
         space.floor[k] = std::max(base, space.tops.largest(slot(b.def[x]), slot(b.end[x])));
     }
     compress_times(top);  // its times are the whole problem's: ranked, meeting_pairs costs O(r), not O(T)
-    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan_placed(r, meeting_pairs(top)),
-                                             space.offset, space.greedy, space.floor);
+    const bool scan = scan_placed(r, meeting_pairs(top));
+    const std::size_t moved =
+        place_in_order(top, decreasing_order(top.size, top.length), fit, scan, space.offset, space.greedy, space.floor);
     for (std::size_t k = 0; k < r; ++k) offset[order[k]] = space.offset[k];
     return std::max(arena, moved);
 }
