@@ -749,6 +749,35 @@ TEST_CASE("the top repacked: the range maximum matches a plain array, and the re
             plan.offsets.assign(n, 0);
             for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = repacked[i];
             CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+
+            // The moved ones and their floors against a plain reference: the
+            // r highest buffers with bytes (ties: the lower index), each no
+            // lower than the lowest of them nor than the top of any buffer
+            // that stays and meets it in time (by positions, not slots).
+            std::vector<std::uint32_t> by_height;
+            for (std::uint32_t i = 0; i < b.count(); ++i)
+                if (b.size[i] > 0) by_height.push_back(i);
+            std::sort(by_height.begin(), by_height.end(), [&](std::uint32_t x, std::uint32_t y) {
+                return offset[x] != offset[y] ? offset[x] > offset[y] : x < y;
+            });
+            const std::size_t moved = std::min(r, by_height.size());
+            std::vector<std::uint32_t> want(by_height.begin(), by_height.begin() + static_cast<std::ptrdiff_t>(moved));
+            std::sort(want.begin(), want.end());
+            REQUIRE(space.top.count() == moved);
+            CHECK(space.top.value == std::vector<orm::ValueId>(want.begin(), want.end()));
+            std::size_t base = 0;
+            if (moved > 0) base = offset[want.front()];
+            for (const std::uint32_t x : want) base = std::min(base, offset[x]);
+            for (std::size_t k = 0; k < moved; ++k) {
+                const std::uint32_t x = want[k];
+                std::size_t floor = base;
+                for (std::size_t j = moved; j < by_height.size(); ++j) {
+                    const std::uint32_t y = by_height[j];
+                    if (b.overlap(x, y)) floor = std::max(floor, offset[y] + b.size[y]);
+                }
+                INFO("moved buffer " << x);
+                CHECK(space.floor[k] == floor);
+            }
         }
     }
 }
