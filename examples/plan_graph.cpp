@@ -20,6 +20,8 @@
 //   --svg FILE             draw the plan as a memory timeline (one file only)
 //   --outputs arena|external  graph outputs in the arena (default) or allocated by the executor
 //   --unknown defer|dynamic   unknown sizes defer the plan (default), or are left to run time
+//   --slots STRATEGY       the slot plan's strategy: best_fit (default), in_order_growth,
+//                          greedy_by_size, greedy_by_distance or least (orm::SlotStrategy)
 //   --placements FILE      write every value's placement as JSON (one file only)
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
@@ -61,6 +63,7 @@ struct Args {
     std::string placements;
     std::optional<std::vector<std::string>> inplace_ops;  // --inplace: also plan with these ops in place
     bool reorder = false;     // --reorder: plan in a memory-aware order
+    orm::SlotStrategy slots = orm::SlotStrategy::best_fit;  // --slots
     std::string write_order;  // --write-order FILE: the graph text in that order
 };
 
@@ -70,6 +73,7 @@ constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
+    "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
     "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
@@ -131,6 +135,7 @@ struct Analysis {
     ir::Graph g;
     orm::ViewMap views;
     double load_us = 0, plan_us = 0, arena_us = 0;
+    orm::SlotStrategy slot_strategy = orm::SlotStrategy::best_fit;
     orm::Liveness live;
     std::optional<orm::PlanStatus> status;
     std::optional<orm::LowerBounds> bounds;
@@ -224,8 +229,9 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     const auto t_plan = std::chrono::steady_clock::now();
     auto live = orm::compute_liveness(a.g, a.views, args.options);
     if (!live) return fmt::format("{}: {}", path, ir::describe(a.g, live.error()));
-    auto status = orm::plan_activations(a.g, a.views, oracle, args.options);
+    auto status = orm::plan_activations(a.g, a.views, oracle, args.options, args.slots);
     a.plan_us = micros_since(t_plan);
+    a.slot_strategy = args.slots;
     if (!status) return fmt::format("{}: {}", path, ir::describe(a.g, status.error()));
     a.live = std::move(*live);
     a.status = std::move(*status);
@@ -319,7 +325,7 @@ void print_json(const Analysis& a) {
         "{{\"graph\":{},\"file\":{},\"status\":\"{}\",\"nodes\":{},\"values\":{},\"owners\":{},\"views\":{},"
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
         "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"proven_bound_bytes\":{},"
-        "\"arena_strategy\":{},"
+        "\"arena_strategy\":{},\"slot_strategy\":\"{}\","
         "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
@@ -328,7 +334,7 @@ void print_json(const Analysis& a) {
         number(a.bounds ? std::optional(a.bounds->slot_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->proven_bound_bytes) : std::nullopt),
-        a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null",
+        a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null", orm::to_string(a.slot_strategy),
         number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
         a.plan_us, a.arena_us,
         (a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
@@ -364,7 +370,9 @@ void print_report(const Analysis& a) {
             fmt::print("    {}\n", g.value_name(p.dynamic_values[k]));
     }
     fmt::print("  one buffer per value   {:>10}  ({} bytes)\n", human(p.naive_bytes), p.naive_bytes);
-    fmt::print("  slot plan (best fit)   {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", human(p.peak_bytes),
+    const std::string slot_label = fmt::format(
+        "slot plan ({})", a.slot_strategy == orm::SlotStrategy::best_fit ? "best fit" : orm::to_string(a.slot_strategy));
+    fmt::print("  {:<22} {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", slot_label, human(p.peak_bytes),
                p.num_slots(), 100.0 * p.savings_ratio(),
                p.peak_bytes ? static_cast<double>(p.naive_bytes) / static_cast<double>(p.peak_bytes) : 1.0);
     std::vector<orm::SlotInfo> slots = p.slots;
@@ -554,6 +562,16 @@ int main(int argc, char** argv) {
                 args.arena.time_limit = *n > static_cast<std::size_t>(most) ? std::chrono::microseconds::max()
                                                                              : std::chrono::milliseconds(*n);
             }
+        } else if (a == "--slots") {
+            const auto v = value();
+            bool known = false;
+            for (const auto s : {orm::SlotStrategy::best_fit, orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size,
+                                 orm::SlotStrategy::greedy_by_distance, orm::SlotStrategy::least})
+                if (v && *v == orm::to_string(s)) {
+                    args.slots = s;
+                    known = true;
+                }
+            if (!known) return usage("--slots takes best_fit, in_order_growth, greedy_by_size, greedy_by_distance or least");
         } else if (a == "--outputs" || a == "--unknown") {
             const auto v = value();
             if (a == "--outputs" && v && (*v == "arena" || *v == "external"))

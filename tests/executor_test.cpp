@@ -197,6 +197,24 @@ TEST_CASE("scratch: a node's workspace is planned with what is live at that node
     CHECK(plan.peak_bytes == 64 + 64 + 100);
     CHECK(plan.naive_bytes == 3 * 64 + 100);
     CHECK(test::plan_ok(g, {}).scratch.empty());  // without scratch: nothing changes
+    // Every slot strategy plans it, with the owners live at node 1.
+    for (const auto strategy : {orm::SlotStrategy::best_fit, orm::SlotStrategy::in_order_growth,
+                                orm::SlotStrategy::greedy_by_size, orm::SlotStrategy::greedy_by_distance,
+                                orm::SlotStrategy::least}) {
+        INFO(orm::to_string(strategy));
+        const auto other = orm::plan_activations(g, {}, oracle, o, strategy);
+        REQUIRE(other.has_value());
+        REQUIRE(other->is_complete());
+        const auto& op = other->plan();
+        CHECK(orm::validate(g, {}, op, oracle, o).has_value());
+        REQUIRE(op.scratch.size() == 2);
+        CHECK(op.scratch[0].is_none());
+        CHECK_FALSE(op.scratch[1].is_none());
+        CHECK(op.assignments.size() == plan.assignments.size());
+        CHECK(op.peak_bytes == 64 + 64 + 100);
+        CHECK(op.naive_bytes == 3 * 64 + 100);
+    }
+    CHECK(orm::plan_activations(g, {}, oracle, o, orm::SlotStrategy::best_fit)->plan() == plan);
 
     auto arena = orm::plan_arena(g, {}, oracle, o);
     REQUIRE(arena.has_value());

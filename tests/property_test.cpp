@@ -397,6 +397,19 @@ std::string check_policies(const Case& c, std::uint64_t seed) {
     if (!slots->is_complete()) return "policies: deferred with UnknownSizes::dynamic";
     const auto& plan = slots->plan();
     if (auto ok = orm::validate(c, views, plan, oracle, o); !ok) return "policies, slots: " + ok.error().message();
+    // Every slot strategy under the same policies: valid, and least the least of them.
+    std::size_t least_of = plan.peak_bytes;
+    for (auto strategy : {orm::SlotStrategy::best_fit, orm::SlotStrategy::in_order_growth, orm::SlotStrategy::greedy_by_size,
+                          orm::SlotStrategy::greedy_by_distance, orm::SlotStrategy::least}) {
+        auto other = orm::plan_activations(c, views, oracle, o, strategy);
+        if (!other || !other->is_complete()) return std::string("policies: ") + orm::to_string(strategy) + " failed";
+        if (auto ok = orm::validate(c, views, other->plan(), oracle, o); !ok)
+            return std::string("policies, ") + orm::to_string(strategy) + ": " + ok.error().message();
+        if (other->plan().dynamic_values != plan.dynamic_values) return "policies: the dynamic values differ by strategy";
+        if (strategy == orm::SlotStrategy::best_fit && !(other->plan() == plan)) return "policies: best_fit differs from the default";
+        if (strategy != orm::SlotStrategy::least) least_of = std::min(least_of, other->plan().peak_bytes);
+        else if (other->plan().peak_bytes != least_of) return "policies: SlotStrategy::least is not the least of the others";
+    }
     auto arena = orm::plan_arena(c, views, oracle, o, orm::ArenaOptions{});
     if (!arena) return arena.error().kind == orm::PlanError::Kind::size_overflow ? "" : "policies: " + arena.error().message();
     if (auto ok = orm::validate_arena(c, views, arena->plan(), oracle, 64, o); !ok)

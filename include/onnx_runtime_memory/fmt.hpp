@@ -29,6 +29,7 @@ inline std::string describe(const Buffer& b) {
 }
 inline std::string describe(InplaceResult r) { return to_string(r); }
 inline std::string describe(ArenaStrategy s) { return to_string(s); }
+inline std::string describe(SlotStrategy s) { return to_string(s); }
 inline std::string describe(const PlanError& e) { return e.message(); }
 inline std::string describe(const ValidateError& e) { return e.message(); }
 inline std::string plural(std::size_t n, const char* noun) { return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s"); }
@@ -76,7 +77,7 @@ concept describable = requires(const T& x) { onnx_runtime_memory::detail::descri
 }  // namespace onnx_runtime_memory::detail
 
 // Every public type with a describe() above: SlotId, SlotInfo, Interval,
-// Buffer, ArenaStrategy, InplaceResult, PlanError, ValidateError, ActivationPlan,
+// Buffer, ArenaStrategy, SlotStrategy, InplaceResult, PlanError, ValidateError, ActivationPlan,
 // ArenaPlan, OffsetPlan, LowerBounds, PlanStatus and ArenaStatus.
 template <onnx_runtime_memory::detail::describable T>
 struct fmt::formatter<T, char> : onnx_runtime_memory::detail::described<T> {};

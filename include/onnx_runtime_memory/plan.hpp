@@ -213,30 +213,79 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
     plan.naive_bytes = naive_bytes;
 }
 
+// Greedy by size or by distance with node p's scratch as an owner of its
+// own, live at p alone (as the walk and the arena plan it: it meets every
+// owner live at p): value value_count() + k for the k-th node with scratch,
+// taken out of the plan again into plan.scratch. Without scratch, the
+// strategy on `live` itself.
+template <class Assign>
+void assign_with_scratch(const Liveness& live, const std::vector<std::size_t>& sizes, std::size_t naive_bytes,
+                         std::span<const std::size_t> scratch, ActivationPlan& plan, Assign assign) {
+    const std::size_t values = live.value_count();
+    std::vector<ValueId> extra;  // the scratch owners, by node
+    for (std::size_t n = 0; n < scratch.size(); ++n)
+        if (scratch[n] > 0) extra.push_back(static_cast<ValueId>(values + extra.size()));
+    if (extra.empty()) {
+        assign(live, sizes, naive_bytes, plan);
+        plan.scratch.assign(scratch.size(), SlotId::none());
+        return;
+    }
+    Liveness with = live;
+    std::vector<std::size_t> bytes = sizes;
+    bytes.resize(values + extra.size(), 0);
+    std::vector<NodeIndex> node(extra.size());
+    for (std::size_t n = 0, k = 0; n < scratch.size(); ++n)
+        if (scratch[n] > 0) {
+            node[k] = static_cast<NodeIndex>(n);
+            with.intervals.push_back(Interval{node[k], node[k]});
+            with.roots.push_back(extra[k]);
+            bytes[extra[k++]] = scratch[n];
+        }
+    // Owners stay in (def, id) order: a scratch owner after the owners its node defines.
+    const auto by_def = [&](ValueId a, ValueId b) {
+        return with.intervals[a].def != with.intervals[b].def ? with.intervals[a].def < with.intervals[b].def : a < b;
+    };
+    with.owners.clear();
+    std::merge(live.owners.begin(), live.owners.end(), extra.begin(), extra.end(), std::back_inserter(with.owners), by_def);
+    with.allocation_order = with.owners;  // (the offline strategies do not walk it)
+    assign(with, bytes, naive_bytes, plan);
+    plan.scratch.assign(scratch.size(), SlotId::none());
+    for (std::size_t k = 0; k < extra.size(); ++k) plan.scratch[node[k]] = plan.assignments[extra[k]];
+    plan.assignments.resize(values);
+}
+
 // The strategies that see every owner at once: greedy by size, by
 // distance, or the least of every strategy (ties to the earlier of best
 // fit, growth, by size, by distance; by distance only where its n^2 steps
 // fit in 1,024 per owner, at least 4,096 owners' worth, as the arena's
-// strategies are budgeted).
+// strategies are budgeted). Each node's scratch is planned with the owners.
 inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, const std::vector<std::size_t>& sizes,
-                                 std::size_t naive_bytes, ActivationPlan& plan) {
-    if (strategy == SlotStrategy::greedy_by_size) return assign_slots_by_size(live, sizes, naive_bytes, plan);
-    if (strategy == SlotStrategy::greedy_by_distance) return assign_slots_by_distance(live, sizes, naive_bytes, plan);
+                                 std::size_t naive_bytes, ActivationPlan& plan, std::span<const std::size_t> scratch = {}) {
+    const auto by_size = [](const Liveness& l, const std::vector<std::size_t>& s, std::size_t naive, ActivationPlan& p) {
+        assign_slots_by_size(l, s, naive, p);
+    };
+    const auto by_distance = [](const Liveness& l, const std::vector<std::size_t>& s, std::size_t naive, ActivationPlan& p) {
+        assign_slots_by_distance(l, s, naive, p);
+    };
+    if (strategy == SlotStrategy::greedy_by_size) return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, by_size);
+    if (strategy == SlotStrategy::greedy_by_distance)
+        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, by_distance);
     Schedule schedule;
     make_schedule(live, schedule);
     SlotPool pool;
-    assign_slots(live, schedule, sizes, naive_bytes, pool, plan);
+    assign_slots(live, schedule, sizes, naive_bytes, pool, plan, false, scratch);
     ActivationPlan other;
     const auto keep_least = [&] {
         if (other.peak_bytes < plan.peak_bytes) std::swap(plan, other);
     };
-    assign_slots(live, schedule, sizes, naive_bytes, pool, other, true);
+    assign_slots(live, schedule, sizes, naive_bytes, pool, other, true, scratch);
     keep_least();
-    assign_slots_by_size(live, sizes, naive_bytes, other);
+    assign_with_scratch(live, sizes, naive_bytes, scratch, other, by_size);
     keep_least();
-    const std::size_t n = live.owners.size();
+    std::size_t n = live.owners.size();  // the scratch owners count too
+    for (const std::size_t bytes : scratch) n += bytes > 0 ? 1 : 0;
     if (saturating_mul(n, n) <= saturating_mul(1024, std::max<std::size_t>(n, 4096))) {
-        assign_slots_by_distance(live, sizes, naive_bytes, other);
+        assign_with_scratch(live, sizes, naive_bytes, scratch, other, by_distance);
         keep_least();
     }
 }
@@ -259,7 +308,7 @@ template <SlotStrategy strategy, class Oracle>
     const std::size_t naive = request->naive_bytes;
     ActivationPlan plan;
     if constexpr (strategy != SlotStrategy::best_fit && strategy != SlotStrategy::in_order_growth) {
-        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan);
+        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan, scratch);
     } else {
         detail::Schedule schedule;
         detail::make_schedule(planned, schedule);
@@ -273,6 +322,25 @@ template <SlotStrategy strategy, class Oracle>
 
 }  // namespace detail
 
+namespace detail {
+
+// plan_slots with the strategy chosen at run time: each walk compiles only
+// when a caller may choose it.
+template <class Oracle>
+[[nodiscard]] expected<PlanStatus, PlanError> plan_slots_by(SlotStrategy strategy, const Liveness& live, Oracle& oracle,
+                                                            UnknownSizes policy, std::span<const std::size_t> scratch) {
+    switch (strategy) {
+        case SlotStrategy::in_order_growth: return plan_slots<SlotStrategy::in_order_growth>(live, oracle, policy, scratch);
+        case SlotStrategy::greedy_by_size:
+        case SlotStrategy::greedy_by_distance:
+        case SlotStrategy::least: return plan_slots<SlotStrategy::greedy_by_size>(live, oracle, policy, scratch, strategy);
+        case SlotStrategy::best_fit: break;
+    }
+    return plan_slots<SlotStrategy::best_fit>(live, oracle, policy, scratch);
+}
+
+}  // namespace detail
+
 // Plan from a liveness already computed, with the best-fit walk or
 // another SlotStrategy. The oracle is asked exactly once per owner, in owner
 // order. A liveness of the wrong shape is PlanError::bad_liveness
@@ -282,15 +350,8 @@ template <size_oracle Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
                                                                SlotStrategy strategy = SlotStrategy::best_fit) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
-    switch (strategy) {
-        case SlotStrategy::in_order_growth: return detail::plan_slots<SlotStrategy::in_order_growth>(live, oracle);
-        case SlotStrategy::greedy_by_size:
-        case SlotStrategy::greedy_by_distance:
-        case SlotStrategy::least:
-            return detail::plan_slots<SlotStrategy::greedy_by_size>(live, oracle, UnknownSizes::defer, {}, strategy);
-        case SlotStrategy::best_fit: break;
-    }
-    return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);
+    if (strategy == SlotStrategy::best_fit) return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);
+    return detail::plan_slots_by(strategy, live, oracle, UnknownSizes::defer, {});
 }
 
 // Slots without a graph: buffer record i (size, first, last) is owner i,
@@ -328,6 +389,17 @@ template <activation_graph G, size_oracle Oracle>
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
     return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle, options.unknown_sizes, options.scratch_bytes);
+}
+
+// The same with another SlotStrategy, under every policy of `options`
+// (unknown sizes, scratch: each strategy plans a node's scratch with the
+// owners live at that node). SlotStrategy::best_fit gives the plan above.
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const G& g, const ViewMap& views, Oracle&& oracle,
+                                                               const PlanOptions& options, SlotStrategy strategy) {
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(live.error());
+    return detail::plan_slots_by(strategy, *live, oracle, options.unknown_sizes, options.scratch_bytes);
 }
 
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).

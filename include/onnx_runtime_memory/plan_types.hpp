@@ -133,6 +133,17 @@ enum class SlotStrategy : std::uint8_t {
                       // of 1,024 per owner, at least 4,096 owners' worth: up to 2,048 owners)
 };
 
+[[nodiscard]] constexpr const char* to_string(SlotStrategy s) noexcept {
+    switch (s) {
+        case SlotStrategy::best_fit: return "best_fit";
+        case SlotStrategy::in_order_growth: return "in_order_growth";
+        case SlotStrategy::greedy_by_size: return "greedy_by_size";
+        case SlotStrategy::greedy_by_distance: return "greedy_by_distance";
+        case SlotStrategy::least: return "least";
+    }
+    return "unknown";
+}
+
 // ---- arena plans (arena.hpp) ----
 
 inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();

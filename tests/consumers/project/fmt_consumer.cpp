@@ -47,6 +47,7 @@ int main() {
         "offsets >= 80 bytes, slots >= 32 bytes",
         "peak 8 bytes in 1 slot (one buffer each: 8 bytes, 0.0% saved)",
         "16 bytes live [0, 1], pinned at 64 / input_read_later",
+        "greedy_by_distance / repacked_top",
     };
     const std::string got[] = {
         fmt::format("{}", plan),
@@ -59,6 +60,7 @@ int main() {
         fmt::format("{}", *bounds),
         fmt::format("{}", one),
         fmt::format("{} / {}", orm::Buffer{16, 0, 1, 64}, orm::InplaceResult::input_read_later),
+        fmt::format("{} / {}", orm::SlotStrategy::greedy_by_distance, orm::ArenaStrategy::repacked_top),
     };
     int failures = 0;
     for (std::size_t k = 0; k < std::size(got); ++k) {
