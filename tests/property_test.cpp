@@ -475,6 +475,22 @@ std::string check_arena(const Case& c, std::uint64_t seed) {
     if (!(bounds->offset_bytes <= plan.arena_bytes && plan.arena_bytes <= laid->arena_bytes))
         return "arena not between the lower bound and the slot plan laid out";
     if (bounds->slot_bytes > slots->plan().peak_bytes) return "the slot lower bound is above a slot plan";
+    // The walk gives up exactly when its capacities reach the figure asked
+    // (the arena's slot candidate); size_max asks it never to.
+    if (slots->plan().peak_bytes < size_max) {
+        std::vector<std::size_t> sizes(c.values, 0);
+        for (ValueId v = 0; v < c.values; ++v) sizes[v] = c.runtime_size[v];
+        orm::detail::Schedule schedule;
+        orm::detail::make_schedule(*live, schedule);
+        orm::detail::SlotPool pool;
+        orm::ActivationPlan walked;
+        const std::size_t peak = slots->plan().peak_bytes, naive = slots->plan().naive_bytes;
+        if (!orm::detail::assign_slots(*live, schedule, sizes, naive, pool, walked, false, {}, peak + 1) ||
+            !(walked == slots->plan()))
+            return "the walk asked to give up above its peak differs from the plan";
+        if (orm::detail::assign_slots(*live, schedule, sizes, naive, pool, walked, false, {}, peak))
+            return "the walk did not give up at its peak";
+    }
     {
         std::vector<std::size_t> sizes(c.values, 0);
         for (ValueId v = 0; v < c.values; ++v) sizes[v] = c.runtime_size[v];

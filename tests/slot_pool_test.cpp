@@ -1,6 +1,7 @@
 // The best-fit pool against a brute-force model, over random operations.
 #include <onnx_runtime_memory/detail/slot_pool.hpp>
 
+#include <numeric>
 #include <random>
 
 #include "support.hpp"
@@ -54,9 +55,30 @@ TEST_CASE("SlotPool::acquire is best fit with ties to the smallest id, like a li
             }
         }
         CHECK(pool.capacities() == cap);
+        CHECK(pool.total() == std::accumulate(cap.begin(), cap.end(), std::size_t{0}));
         pool.reset();
         CHECK(pool.capacities().empty());
+        CHECK(pool.total() == 0);
         CHECK(pool.acquire(5) == 0);
+    }
+}
+
+TEST_CASE("SlotPool::total is the sum of the capacities, slots growing or not") {
+    std::mt19937 rng(11);
+    orm::detail::SlotPool pool;
+    std::vector<std::uint32_t> held;
+    for (int step = 0; step < 3000; ++step) {
+        if (held.empty() || rng() % 100 < 55) {
+            const std::size_t need = rng() % 100;
+            held.push_back(rng() % 2 ? pool.acquire_growing(need) : pool.acquire(need));
+        } else {
+            const std::size_t k = rng() % held.size();
+            pool.release(held[k]);
+            held[k] = held.back();
+            held.pop_back();
+        }
+        const auto& cap = pool.capacities();
+        REQUIRE(pool.total() == std::accumulate(cap.begin(), cap.end(), std::size_t{0}));
     }
 }
 

@@ -107,18 +107,21 @@ template <class Oracle>
         placed = place_columns(columns, alignment, options);
     }
     if (placed.arena_bytes > placed.lower_bound_bytes && plan.pinned.empty()) {
-        // The best-fit slot plan, laid out, is a candidate too (it knows no pins).
+        // The best-fit slot plan, laid out, is a candidate too (it knows no
+        // pins). Laid out, it ends at or above the sum of its capacities: the
+        // walk gives up once that reaches the arena (it could not be smaller).
         detail::Schedule schedule;
         detail::make_schedule(live, schedule);
         detail::SlotPool pool;
         ActivationPlan slots;
-        detail::assign_slots(live, schedule, sizes.bytes, naive, pool, slots, false, scratch);
-        auto from_slots = arena_from_slots(live, slots, placed.alignment);  // (checks the liveness again: O(V), rare)
-        if (!from_slots) return unexpected(from_slots.error());
-        if (from_slots->arena_bytes < placed.arena_bytes) {
-            from_slots->dynamic_values = std::move(sizes.unknown);
-            from_slots->proven_bound_bytes = placed.proven_bound_bytes;
-            return ArenaStatus::complete(std::move(*from_slots));
+        if (detail::assign_slots(live, schedule, sizes.bytes, naive, pool, slots, false, scratch, placed.arena_bytes)) {
+            auto from_slots = arena_from_slots(live, slots, placed.alignment);  // (checks the liveness again: O(V), rare)
+            if (!from_slots) return unexpected(from_slots.error());
+            if (from_slots->arena_bytes < placed.arena_bytes) {
+                from_slots->dynamic_values = std::move(sizes.unknown);
+                from_slots->proven_bound_bytes = placed.proven_bound_bytes;
+                return ArenaStatus::complete(std::move(*from_slots));
+            }
         }
     }
     ArenaPlan result;
@@ -211,7 +214,7 @@ public:
         out.dynamic_values.clear();
         out.alignment = alignment;
         out.proven_bound_bytes = detail::proven_bytes(columns_, bound, placed_.proven);
-        if (placed_end > bound_ && pinned_.empty() && slots_laid_out(naive, alignment) < placed_end) {
+        if (placed_end > bound_ && pinned_.empty() && slots_laid_out(naive, alignment, placed_end) < placed_end) {
             out.arena_bytes = slot_end_;  // the best-fit slot plan, laid out
             out.strategy = ArenaStrategy::slots;
             for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
@@ -236,9 +239,11 @@ public:
 
 private:
     // Lays out the best-fit slot plan as arena_from_slots does, into kept
-    // memory; returns its arena size (SIZE_MAX if it overflows).
-    std::size_t slots_laid_out(std::size_t naive, std::size_t alignment) {
-        detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_);
+    // memory; returns its arena size (SIZE_MAX if it overflows, or once its
+    // capacities reach `beat`: it would not be smaller).
+    std::size_t slots_laid_out(std::size_t naive, std::size_t alignment, std::size_t beat) {
+        if (!detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_, beat))
+            return detail::size_max;
         slot_offset_.resize(slots_.slots.size());
         std::size_t top = 0;
         slot_end_ = 0;

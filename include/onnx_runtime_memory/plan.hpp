@@ -62,10 +62,13 @@ inline void make_schedule(const Liveness& live, Schedule& r) {
 // then its scratch (scratch[p] bytes, if any), then retire the owners whose
 // interval ends there and the scratch. `sizes` is indexed by value id;
 // naive_bytes is already known not to overflow. Reuses the memory of `pool`
-// and `plan`.
-inline void assign_slots(const Liveness& live, const Schedule& schedule, const std::vector<std::size_t>& sizes,
+// and `plan`. Gives up (false, `plan` unfinished) once the capacities reach
+// `give_up_at` (size_max: never): they only grow, so the plan would hold at
+// least that much (an arena plan asks so, when only a smaller slot plan
+// would serve it).
+inline bool assign_slots(const Liveness& live, const Schedule& schedule, const std::vector<std::size_t>& sizes,
                          std::size_t naive_bytes, SlotPool& pool, ActivationPlan& plan, bool grow = false,
-                         std::span<const std::size_t> scratch = {}) {
+                         std::span<const std::size_t> scratch = {}, std::size_t give_up_at = size_max) {
     const std::size_t positions = std::size_t{live.last_position} + 1;
     pool.reset();
     plan.assignments.assign(live.value_count(), SlotId::none());
@@ -77,6 +80,7 @@ inline void assign_slots(const Liveness& live, const Schedule& schedule, const s
                 SlotId{grow ? pool.acquire_growing(sizes[order[k]]) : pool.acquire(sizes[order[k]])};
         const bool has_scratch = p < scratch.size() && scratch[p] > 0;
         if (has_scratch) plan.scratch[p] = SlotId{grow ? pool.acquire_growing(scratch[p]) : pool.acquire(scratch[p])};
+        if (pool.total() >= give_up_at && give_up_at != size_max) return false;
         for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
             pool.release(plan.assignments[schedule.retired[k]].value);
         if (has_scratch) pool.release(plan.scratch[p].value);
@@ -89,6 +93,7 @@ inline void assign_slots(const Liveness& live, const Schedule& schedule, const s
         plan.peak_bytes += capacity[s];  // each slot holds a distinct owner's (or scratch's) size: <= naive_bytes
     }
     plan.naive_bytes = naive_bytes;
+    return true;
 }
 
 }  // namespace detail

@@ -30,6 +30,7 @@ public:
     // Forgets all slots, keeping the memory for the next plan.
     void reset() noexcept {
         capacity_.clear();
+        total_ = 0;
         sorted_.clear();
         tree_.clear();
         use_tree_ = false;
@@ -57,6 +58,7 @@ public:
             }
         }
         capacity_.push_back(need);
+        total_ += need;
         return static_cast<std::uint32_t>(capacity_.size() - 1);
     }
 
@@ -69,6 +71,7 @@ public:
         if (largest == TreapIndex::nil || capacity_[largest] >= need) return acquire(need);
         if (use_tree_) tree_.erase(largest, ByCapacityThenId{capacity_});
         else sorted_.pop_back();
+        total_ += need - capacity_[largest];
         capacity_[largest] = need;  // out of the free set while its key changes
         return largest;
     }
@@ -92,9 +95,12 @@ public:
     }
 
     [[nodiscard]] const std::vector<std::size_t>& capacities() const noexcept { return capacity_; }
+    // The sum of the capacities (no more than the sizes acquired: it cannot overflow where they do not).
+    [[nodiscard]] std::size_t total() const noexcept { return total_; }
 
 private:
     std::vector<std::size_t> capacity_;  // by slot id
+    std::size_t total_ = 0;              // their sum
     struct Free {  // a free slot with its capacity beside it: the search reads one array
         std::size_t capacity;
         std::uint32_t slot;
