@@ -520,6 +520,11 @@ TEST_CASE("the sweep's free gaps: hundreds of gaps (treaps) and a handful (a vec
         INFO("round " << round);
         CHECK(arena == reference(b, want));
         CHECK(got == want);
+        // Asked to give up at its arena, it does; one byte above, it finishes the same.
+        orm::detail::SweepSpace space;
+        CHECK(orm::detail::sweep(b, got, space, arena) == orm::no_offset);
+        CHECK(orm::detail::sweep(b, got, space, arena + 1) == arena);
+        CHECK(got == want);
     }
 }
 

@@ -56,8 +56,9 @@ struct PlaceSpace {
 
 // The sweep on the problem mirrored in time: each buffer's [def, end]
 // becomes [T - end, T - def], so every overlap stays and the buffers arrive
-// in the order they die, latest first. Offsets into space.offset. O(n log n).
-[[nodiscard]] inline std::size_t mirrored_sweep(const Buffers& b, PlaceSpace& space) {
+// in the order they die, latest first. Offsets into space.offset, or
+// no_offset once its arena reaches `give_up_at` (see sweep). O(n log n).
+[[nodiscard]] inline std::size_t mirrored_sweep(const Buffers& b, PlaceSpace& space, std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     NodeIndex last = 0;
     for (std::size_t i = 0; i < n; ++i) last = std::max(last, b.end[i]);
@@ -81,7 +82,8 @@ struct PlaceSpace {
         m.size[k] = b.size[i];
         m.pin[k] = no_offset;
     }
-    const std::size_t arena = sweep(m, space.mirrored_offset, space.sweep);
+    const std::size_t arena = sweep(m, space.mirrored_offset, space.sweep, give_up_at);
+    if (arena == no_offset) return no_offset;
     space.offset.resize(n);
     for (std::size_t k = 0; k < n; ++k) space.offset[order[k]] = space.mirrored_offset[k];
     return arena;
@@ -253,7 +255,7 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     if (best.arena <= lower_bound || budget == 0) return;
     place_within_budget(b, options, lower_bound, budget, deadline, space, best);
     if (best.arena > lower_bound && b.pinned == 0)
-        consider(mirrored_sweep(b, space), ArenaStrategy::mirrored_sweep, space, best);
+        consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
     if (b.pinned == 0) repack_rounds(b, lower_bound, budget, space, best);
 }
 

@@ -260,7 +260,9 @@ private:
 // In execution order: allocate each buffer at its def into the best-fitting
 // free gap (smallest, then lowest), else at the top; free it after its last
 // use, merging free neighbours. Pinned buffers stay at their pins, and the
-// others go above them all. O(n log n).
+// others go above them all. O(n log n). Returns the arena, or no_offset as
+// soon as it reaches `give_up_at` (no_offset: never; it only grows, and a
+// caller that keeps only a smaller placement need not finish).
 // The sweep's working memory, kept by a caller that sweeps again and again
 // (ArenaPlanner): after the first sweep of a size, none allocates.
 struct SweepSpace {
@@ -269,7 +271,8 @@ struct SweepSpace {
     std::vector<std::uint32_t> count;   // by position
 };
 
-[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset, SweepSpace& space) {
+[[nodiscard]] inline std::size_t sweep(const Buffers& b, std::vector<std::size_t>& offset, SweepSpace& space,
+                                       std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
     auto& [gaps, by_end, count] = space;
@@ -295,6 +298,7 @@ struct SweepSpace {
                 offset[next] = top;
                 top += need;
                 arena = std::max(arena, top);
+                if (arena >= give_up_at && give_up_at != no_offset) return no_offset;
             }
         }
         for (; done < n && b.end[by_end[done]] == p; ++done) {
