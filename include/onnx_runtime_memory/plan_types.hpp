@@ -156,7 +156,9 @@ struct ArenaOptions {
     // fit in what is left of work_per_owner x owners (at least 4,096 owners,
     // so small problems get every strategy): a greedy order about
     // (owners + meeting pairs) x log2(owners), a skyline owners x (positions
-    // + owners). The time is thus bounded by about work_per_owner x
+    // + owners), the first fit by size run last (where the greedy orders did
+    // not run it) 12 sqrt(meeting pairs / owners) an owner, and only up to 400
+    // an owner. The time is thus bounded by about work_per_owner x
     // max(owners, 4,096) steps plus the sweep's O(n log n), and the opt-in
     // searches' own counts: what changes with size is which strategies fit
     // (a 1k-owner problem may take longer than a 5k one). 0: the sweep alone

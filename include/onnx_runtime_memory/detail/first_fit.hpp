@@ -124,11 +124,12 @@ struct FirstFitSpace {
 // floor: pinned ones at their pins first, then each into the lowest gap
 // among the placed buffers it meets, else above them all. Returns the arena,
 // or no_offset when the steps it takes (placed buffers read, plus log2 of
-// the positions for each search of the trees) pass `budget` first; the
-// steps are taken from `budget`.
+// the positions for each search of the trees) pass `budget` first, or once
+// the arena reaches `give_up_at` (no_offset: never); the steps are taken
+// from `budget`.
 [[nodiscard]] inline std::size_t place_first_fit(const Buffers& b, const std::vector<std::uint32_t>& order,
                                                  std::vector<std::size_t>& offset, FirstFitSpace& space,
-                                                 std::size_t& budget) {
+                                                 std::size_t& budget, std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
     auto& placed = space.placed;
@@ -221,6 +222,7 @@ struct FirstFitSpace {
             }
         }
         if (!spend(read) || !place(x, cursor, continued)) return no_offset;
+        if (arena >= give_up_at && give_up_at != no_offset) return no_offset;
     }
     return arena;
 }
