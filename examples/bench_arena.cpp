@@ -2,6 +2,7 @@
 // peer, on three graph families and the MiniMalloc hard set.
 //
 //   bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] [--seed-offset K]
+//               [--first-fit-steps S]
 //
 // For each family (residual chains with short lifetimes, random DAGs with
 // mixed lifetimes, U-Nets whose skips and caches live across thousands of
@@ -13,7 +14,8 @@
 // the MiniMalloc instances through the graph-free layer with their real
 // time stamps, and random perfect packings (known optima) the same way.
 // --work-per-owner raises (or lowers) the budget of the family rows,
-// --seed-offset plans other graphs of the same families.
+// --seed-offset plans other graphs of the same families, --first-fit-steps
+// turns on the opt-in first fit by size (ArenaOptions::first_fit_steps).
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <algorithm>
@@ -72,10 +74,11 @@ int main(int argc, char** argv) {
         else if (a == "--minimalloc" && i + 1 < argc) minimalloc = argv[++i];
         else if (a == "--proof-ms" && i + 1 < argc) proof_ms = std::stol(argv[++i]);
         else if (a == "--work-per-owner" && i + 1 < argc) options.work_per_owner = std::stoul(argv[++i]);
+        else if (a == "--first-fit-steps" && i + 1 < argc) options.first_fit_steps = std::stoul(argv[++i]);
         else if (a == "--seed-offset" && i + 1 < argc) seed_offset = std::stoull(argv[++i]);
         else {
             std::fprintf(stderr, "usage: bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] "
-                                 "[--seed-offset K]\n");
+                                 "[--seed-offset K] [--first-fit-steps S]\n");
             return 1;
         }
     }
@@ -91,9 +94,9 @@ int main(int argc, char** argv) {
                                {"random_dag", synthetic::random_dag},
                                {"long_lived", synthetic::long_lived}};
     constexpr std::size_t alignment = 64;
-    std::printf("default plan_arena (alignment 64, work_per_owner %zu, seed offset %llu), median of 3; ratio: time / (n log2 n) "
-                "against the 10k row;\nB/owner: the heap the plan holds at its peak, per owner\n",
-                options.work_per_owner, static_cast<unsigned long long>(seed_offset));
+    std::printf("default plan_arena (alignment 64, work_per_owner %zu, first_fit_steps %zu, seed offset %llu), median of 3; "
+                "ratio: time / (n log2 n) against the 10k row;\nB/owner: the heap the plan holds at its peak, per owner\n",
+                options.work_per_owner, options.first_fit_steps, static_cast<unsigned long long>(seed_offset));
     std::printf("%-11s %8s %8s %10s %7s %7s %9s %9s %-18s %11s %9s\n", "family", "nodes", "owners", "default ms", "ratio",
                 "B/owner", "sweep ms", "/ bound", "strategy", "tflite ms", "/ bound");
     for (const Family& f : families) {

@@ -32,9 +32,9 @@
 // the lower bound, the sweep runs again on the problem mirrored in time
 // (mirrored_sweep, detail/portfolio.hpp): buffers arriving as they die; then,
 // still above it, the best plan's top repacked (repacked_top,
-// detail/repack.hpp): its highest buffers placed again by size; then, where
-// the greedy orders could not run it, the first fit by size alone, if its
-// own prediction fits (size_first_fit_last, detail/portfolio.hpp). Pinned
+// detail/repack.hpp): its highest buffers placed again by size; then,
+// opt-in (ArenaOptions::first_fit_steps), where the greedy orders could not
+// run it, the first fit by size alone (size_first_fit_last). Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, bounded by their own counts and not by the work

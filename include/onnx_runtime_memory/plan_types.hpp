@@ -156,9 +156,8 @@ struct ArenaOptions {
     // fit in what is left of work_per_owner x owners (at least 4,096 owners,
     // so small problems get every strategy): a greedy order about
     // (owners + meeting pairs) x log2(owners), a skyline owners x (positions
-    // + owners), the first fit by size run last (where the greedy orders did
-    // not run it) 12 sqrt(meeting pairs / owners) an owner, and only up to 400
-    // an owner. The time is thus bounded by about work_per_owner x
+    // + owners), the opt-in first fit by size (first_fit_steps) 12 sqrt(meeting
+    // pairs / owners) an owner. The time is thus bounded by about work_per_owner x
     // max(owners, 4,096) steps plus the sweep's O(n log n), and the opt-in
     // searches' own counts: what changes with size is which strategies fit
     // (a 1k-owner problem may take longer than a 5k one). 0: the sweep alone
@@ -170,6 +169,12 @@ struct ArenaOptions {
     std::chrono::microseconds time_limit{0};
     // Last, so that 0.1's positional initialisers keep their meaning.
     std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
+    // Opt-in: still above the bound at the end, the first fit by size where
+    // the greedy orders could not run it, if its predicted steps an owner (12
+    // sqrt(meeting pairs / owners)) are at most this and fit in what is left
+    // of the budget. 400 reaches the bench's random DAGs up to 20k nodes,
+    // below TFLite's greedy there, at 2-2.5 times the default's time. 0: never.
+    std::size_t first_fit_steps = 0;
 };
 
 enum class ArenaStrategy : std::uint8_t {
