@@ -266,15 +266,10 @@ void assign_with_scratch(const Liveness& live, const std::vector<std::size_t>& s
 // strategies are budgeted). Each node's scratch is planned with the owners.
 inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, const std::vector<std::size_t>& sizes,
                                  std::size_t naive_bytes, ActivationPlan& plan, std::span<const std::size_t> scratch = {}) {
-    const auto by_size = [](const Liveness& l, const std::vector<std::size_t>& s, std::size_t naive, ActivationPlan& p) {
-        assign_slots_by_size(l, s, naive, p);
-    };
-    const auto by_distance = [](const Liveness& l, const std::vector<std::size_t>& s, std::size_t naive, ActivationPlan& p) {
-        assign_slots_by_distance(l, s, naive, p);
-    };
-    if (strategy == SlotStrategy::greedy_by_size) return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, by_size);
+    if (strategy == SlotStrategy::greedy_by_size)
+        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, assign_slots_by_size);
     if (strategy == SlotStrategy::greedy_by_distance)
-        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, by_distance);
+        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, assign_slots_by_distance);
     Schedule schedule;
     make_schedule(live, schedule);
     SlotPool pool;
@@ -285,12 +280,12 @@ inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, co
     };
     assign_slots(live, schedule, sizes, naive_bytes, pool, other, true, scratch);
     keep_least();
-    assign_with_scratch(live, sizes, naive_bytes, scratch, other, by_size);
+    assign_with_scratch(live, sizes, naive_bytes, scratch, other, assign_slots_by_size);
     keep_least();
     std::size_t n = live.owners.size();  // the scratch owners count too
     for (const std::size_t bytes : scratch) n += bytes > 0 ? 1 : 0;
     if (saturating_mul(n, n) <= saturating_mul(1024, std::max<std::size_t>(n, 4096))) {
-        assign_with_scratch(live, sizes, naive_bytes, scratch, other, by_distance);
+        assign_with_scratch(live, sizes, naive_bytes, scratch, other, assign_slots_by_distance);
         keep_least();
     }
 }
@@ -324,10 +319,6 @@ template <SlotStrategy strategy, class Oracle>
     plan.dynamic_values = std::move(sizes.unknown);
     return PlanStatus::complete(std::move(plan));
 }
-
-}  // namespace detail
-
-namespace detail {
 
 // plan_slots with the strategy chosen at run time: each walk compiles only
 // when a caller may choose it.
