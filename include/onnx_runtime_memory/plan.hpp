@@ -346,7 +346,6 @@ template <size_oracle Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations(const Liveness& live, Oracle&& oracle,
                                                                SlotStrategy strategy = SlotStrategy::best_fit) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
-    if (strategy == SlotStrategy::best_fit) return detail::plan_slots<SlotStrategy::best_fit>(live, oracle);
     return detail::plan_slots_by(strategy, live, oracle, UnknownSizes::defer, {});
 }
 

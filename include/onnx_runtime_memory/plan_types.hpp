@@ -173,7 +173,7 @@ struct ArenaOptions {
     // the greedy orders could not run it, if its predicted steps an owner (12
     // sqrt(meeting pairs / owners)) are at most this and fit in what is left
     // of the budget. 400 reaches the bench's random DAGs up to 20k nodes,
-    // below TFLite's greedy there, at 2-2.5 times the default's time. 0: never.
+    // below TFLite's greedy there, at 2-3.5 times the default's time. 0: never.
     std::size_t first_fit_steps = 0;
 };
 
