@@ -582,11 +582,12 @@ std::vector<Buffer> random_records(Rnd& rnd, std::size_t n, std::size_t span, bo
     return buffers;
 }
 
-TEST_CASE("the greedy passes: the scan of every placed buffer places as the index by time does") {
+TEST_CASE("the greedy passes: the scan of every placed buffer places as the index by time does, and gives up at its arena") {
     // Random problems, dense and sparse in time, some with pins (each pin
     // past the previous one's bytes, so no two overlap): every order, both
     // fits, the two ways of finding what a buffer meets give the same
-    // offsets, and the offsets are valid.
+    // offsets, and the offsets are valid. Asked to give up at its arena, a
+    // pass does; one byte above, it finishes with the same offsets.
     auto rnd = xorshift(0x5EEDu);
     for (int round = 0; round < 40; ++round) {
         const std::size_t n = 1 + rnd() % 300, span = 1 + rnd() % 200;
@@ -604,6 +605,12 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
                 const std::size_t arena = orm::detail::place_in_order(b, order, fit, false, by_time, space);
                 CHECK(orm::detail::place_in_order(b, order, fit, true, by_scan, space) == arena);
                 CHECK(by_scan == by_time);
+                for (const bool scan : {false, true}) {
+                    std::vector<std::size_t> again;
+                    CHECK(orm::detail::place_in_order(b, order, fit, scan, again, space, {}, arena) == orm::no_offset);
+                    CHECK(orm::detail::place_in_order(b, order, fit, scan, again, space, {}, arena + 1) == arena);
+                    CHECK(again == by_time);
+                }
                 orm::OffsetPlan plan;
                 plan.alignment = 16;
                 plan.arena_bytes = arena;
@@ -611,6 +618,38 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
                 for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = by_scan[i];
                 CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
             }
+    }
+}
+
+TEST_CASE("the skylines: valid plans, and each gives up at its arena") {
+    // Random problems, dense and sparse in time: each preference's plan is
+    // valid; asked to give up at its arena, it does; one byte above, it
+    // places the same.
+    auto rnd = xorshift(0x5C71u);
+    for (int round = 0; round < 30; ++round) {
+        const std::size_t n = 1 + rnd() % 200, span = 1 + rnd() % 100;
+        const std::vector<Buffer> buffers = random_records(rnd, n, span, round % 2 == 0, 40, false);
+        orm::detail::Buffers b;
+        REQUIRE(orm::detail::make_buffers(buffers, 16, b).has_value());
+        orm::detail::Skyline sky;
+        for (const auto prefer : {orm::detail::Prefer::size, orm::detail::Prefer::area, orm::detail::Prefer::lifetime}) {
+            INFO("round " << round << ", preference " << static_cast<int>(prefer));
+            std::vector<std::size_t> want, got;
+            std::size_t steps = orm::detail::size_max;
+            const std::size_t arena = orm::detail::skyline(b, prefer, nullptr, sky, want, steps);
+            REQUIRE(arena != orm::no_offset);
+            orm::OffsetPlan plan;
+            plan.alignment = 16;
+            plan.arena_bytes = arena;
+            plan.offsets.assign(n, 0);
+            for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = want[i];
+            CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+            steps = orm::detail::size_max;
+            CHECK(orm::detail::skyline(b, prefer, nullptr, sky, got, steps, arena) == orm::no_offset);
+            steps = orm::detail::size_max;
+            CHECK(orm::detail::skyline(b, prefer, nullptr, sky, got, steps, arena + 1) == arena);
+            CHECK(got == want);
+        }
     }
 }
 
@@ -638,7 +677,7 @@ TEST_CASE("meetings and meeting_pairs: each buffer's bytes of the others it meet
     }
 }
 
-TEST_CASE("the fast first fit places as place_in_order's first fit, and stops when out of steps") {
+TEST_CASE("the fast first fit places as place_in_order's first fit, and stops when out of steps or at its arena") {
     // Random problems, up to 3,000 buffers (the offset list splits its
     // chunks past 256), sizes from few values (many buffers at one offset),
     // dense and sparse in time, some with pins: every greedy order gives the
@@ -670,6 +709,12 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
                 budget = took - 1;
                 CHECK(orm::detail::place_first_fit(b, order, got, fast, budget) == orm::no_offset);
             }
+            // Asked to give up at its arena, it does; one byte above, it finishes the same.
+            budget = orm::detail::size_max;
+            CHECK(orm::detail::place_first_fit(b, order, got, fast, budget, arena) == orm::no_offset);
+            budget = orm::detail::size_max;
+            CHECK(orm::detail::place_first_fit(b, order, got, fast, budget, arena + 1) == arena);
+            CHECK(got == want);
         }
     }
 }
@@ -783,6 +828,13 @@ TEST_CASE("the top repacked: the range maximum matches a plain array, and the re
                 INFO("moved buffer " << x);
                 CHECK(space.floor[k] == floor);
             }
+            // Asked to give up at its arena, it does and leaves the offsets
+            // as they were; one byte above, it repacks the same.
+            std::vector<std::size_t> again = offset;
+            CHECK(orm::detail::repack_top(b, r, fit, again, space, plan.arena_bytes) == orm::no_offset);
+            CHECK(again == offset);
+            CHECK(orm::detail::repack_top(b, r, fit, again, space, plan.arena_bytes + 1) == plan.arena_bytes);
+            CHECK(again == repacked);
         }
     }
 }

@@ -80,7 +80,7 @@ inline bool assign_slots(const Liveness& live, const Schedule& schedule, const s
                 SlotId{grow ? pool.acquire_growing(sizes[order[k]]) : pool.acquire(sizes[order[k]])};
         const bool has_scratch = p < scratch.size() && scratch[p] > 0;
         if (has_scratch) plan.scratch[p] = SlotId{grow ? pool.acquire_growing(scratch[p]) : pool.acquire(scratch[p])};
-        if (pool.total() >= give_up_at && give_up_at != size_max) return false;
+        if (detail::reached(pool.total(), give_up_at)) return false;
         for (std::uint32_t k = schedule.retire_begin[p]; k < schedule.retire_begin[p + 1]; ++k)
             pool.release(plan.assignments[schedule.retired[k]].value);
         if (has_scratch) pool.release(plan.scratch[p].value);

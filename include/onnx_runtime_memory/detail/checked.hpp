@@ -36,6 +36,12 @@ inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
 #endif
 }
 
+// Whether a placement whose arena only grows can stop: its arena has
+// reached `give_up_at` (size_max: never), and only a smaller one is kept.
+[[nodiscard]] constexpr bool reached(std::size_t arena, std::size_t give_up_at) noexcept {
+    return give_up_at != size_max && arena >= give_up_at;
+}
+
 [[nodiscard]] constexpr std::size_t saturating_add(std::size_t a, std::size_t b) noexcept {
     std::size_t r = 0;
     return add_overflows(a, b, r) ? size_max : r;

@@ -222,7 +222,7 @@ struct FirstFitSpace {
             }
         }
         if (!spend(read) || !place(x, cursor, continued)) return no_offset;
-        if (arena >= give_up_at && give_up_at != no_offset) return no_offset;
+        if (reached(arena, give_up_at)) return no_offset;
     }
     return arena;
 }

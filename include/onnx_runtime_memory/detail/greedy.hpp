@@ -17,6 +17,7 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "checked.hpp"
 #include "max_tree.hpp"
 #include "sort.hpp"
 
@@ -77,7 +78,8 @@ private:
 // pin, placed before the rest), each into the best (smallest, then lowest)
 // or first (lowest) gap among the placed buffers it meets in time, else
 // above them all; with `floor` (by buffer), at or above floor[x]. Returns
-// the arena: the highest end.
+// the arena: the highest end; or no_offset once it reaches `give_up_at`
+// (no_offset: never; the arena only grows, and only a smaller one is kept).
 //
 // Two ways to find the placed buffers a buffer meets, with the same
 // result: the index by time, then a sort by offset, O(k log n) for k
@@ -85,7 +87,8 @@ private:
 // in offset order, O(n) with no sort, as TFLite's greedy does.
 [[nodiscard]] inline std::size_t place_in_order(const Buffers& b, const std::vector<std::uint32_t>& order, Fit fit,
                                                 bool scan, std::vector<std::size_t>& offset, GreedySpace& space,
-                                                std::span<const std::size_t> floor = {}) {
+                                                std::span<const std::size_t> floor = {},
+                                                std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     offset.assign(n, 0);
     space.placed.reset(scan ? 0 : n);
@@ -109,6 +112,7 @@ private:
             arena = std::max(arena, offset[x] + b.size[x]);
             insert(x);
         }
+    if (reached(arena, give_up_at)) return no_offset;
     auto& meeting = space.meeting;
     for (std::uint32_t x : order) {
         const std::size_t need = b.size[x];
@@ -139,6 +143,7 @@ private:
         }
         offset[x] = gap.offset();
         arena = std::max(arena, offset[x] + need);
+        if (reached(arena, give_up_at)) return no_offset;
         insert(x);
     }
     return arena;

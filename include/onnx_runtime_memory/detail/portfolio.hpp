@@ -165,11 +165,11 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
             size_first_fit_ran = size_first_fit_ran || pass.name == size_first_fit;
             if (scan && pass.fit == Fit::first) {
                 std::size_t left = budget;
-                arena = place_first_fit(b, order, space.offset, space.first_fit, left);
+                arena = place_first_fit(b, order, space.offset, space.first_fit, left, best.arena);
                 budget = std::min(left, budget - greedy_steps);
             } else {
                 budget -= greedy_steps;
-                arena = place_in_order(b, order, pass.fit, scan, space.offset, space.greedy);
+                arena = place_in_order(b, order, pass.fit, scan, space.offset, space.greedy, {}, best.arena);
             }
             if (arena != no_offset) consider(arena, pass.name);
         }
@@ -187,7 +187,7 @@ inline void place_within_budget(const Buffers& b, const ArenaOptions& options, s
                                                              {Prefer::lifetime, ArenaStrategy::skyline_lifetime}};
     for (const auto& [prefer, name] : skylines) {
         if (best.arena <= lower_bound || budget < skyline_steps) break;
-        consider(skyline(b, prefer, nullptr, space.sky, space.offset, budget), name);
+        consider(skyline(b, prefer, nullptr, space.sky, space.offset, budget, best.arena), name);
     }
 
     // The opt-in searches, bounded by their own counts and the time limit,
@@ -228,7 +228,7 @@ inline void repack_rounds(const Buffers& b, std::size_t lower_bound, std::size_t
     for (int round = 0; round < 4 && best.arena > lower_bound && round_steps <= budget; ++round) {
         budget -= round_steps;
         space.offset.assign(best.offset.begin(), best.offset.end());
-        const std::size_t arena = repack_top(b, r, Fit::first, space.offset, space.repack);
+        const std::size_t arena = repack_top(b, r, Fit::first, space.offset, space.repack, best.arena);
         if (arena >= best.arena) break;
         consider(arena, ArenaStrategy::repacked_top, space, best);
     }
@@ -265,8 +265,13 @@ inline void size_first_fit_last(const Buffers& b, std::size_t lower_bound, std::
 // the first fit by size where it has not run (size_first_fit_last). Pinned
 // buffers keep their pins: the sweep and the greedy orders pack the rest
 // around them; the others do not run. Stops early at the lower
-// bound (no placement can be smaller). Deterministic unless
-// options.time_limit cuts a search short.
+// bound (no placement can be smaller). Every strategy but the randomised
+// restarts gives up once its arena, which only grows as it places, reaches
+// the best so far, as only a smaller one is kept (a restart that stopped
+// early would shift the draws of the next). The greedy orders and the
+// repack are charged their prediction either way, so what runs after them
+// is unchanged; a skyline is charged the rounds it ran, leaving the rest to
+// what follows. Deterministic unless options.time_limit cuts a search short.
 inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
                           Placement& best) {
     // The time limit counts from here: the strategies before the searches take their share.

@@ -79,9 +79,10 @@ struct RepackSpace {
 // and that it meets. The buffers that stay lie below the moved ones they
 // meet (they start lower, and do not overlap), so each moved buffer's old
 // offset is at or above its floor: the old placement is one the greedy
-// could make. Offsets into `offset`; returns the arena.
+// could make. Offsets into `offset`; returns the arena, or no_offset once
+// it reaches `give_up_at` (no_offset: never; `offset` is then as it was).
 [[nodiscard]] inline std::size_t repack_top(const Buffers& b, std::size_t r, Fit fit, std::vector<std::size_t>& offset,
-                                            RepackSpace& space) {
+                                            RepackSpace& space, std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     auto& order = space.by_offset;
     order.clear();
@@ -120,6 +121,7 @@ struct RepackSpace {
         arena = std::max(arena, offset[y] + b.size[y]);
         if (offset[y] + b.size[y] > base) space.tops.raise(slot(b.def[y]), slot(b.end[y]), offset[y] + b.size[y]);
     }
+    if (reached(arena, give_up_at)) return no_offset;
     Buffers& top = space.top;
     for (auto* column : {&top.def, &top.end}) column->resize(r);
     for (auto* column : {&top.length, &top.size, &top.slack, &top.pin, &space.floor}) column->resize(r);
@@ -137,8 +139,9 @@ struct RepackSpace {
     }
     compress_times(top);  // its times are the whole problem's: ranked, meeting_pairs costs O(r), not O(T)
     const bool scan = scan_placed(r, meeting_pairs(top));
-    const std::size_t moved =
-        place_in_order(top, decreasing_order(top.size, top.length), fit, scan, space.offset, space.greedy, space.floor);
+    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan, space.offset,
+                                             space.greedy, space.floor, give_up_at);
+    if (moved == no_offset) return no_offset;
     for (std::size_t k = 0; k < r; ++k) offset[order[k]] = space.offset[k];
     return std::max(arena, moved);
 }

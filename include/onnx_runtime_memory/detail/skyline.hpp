@@ -9,6 +9,7 @@
 
 #include "../plan_types.hpp"
 #include "buffers.hpp"
+#include "checked.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -28,16 +29,18 @@ enum class Prefer : std::uint8_t { size, area, lifetime };
 
 // Bottom-left packing over time (see the top of this file). With `rng`,
 // each candidate's score is jittered by up to 60%. Writes offsets; returns
-// the arena, or SIZE_MAX if it got stuck (it cannot on valid input) or ran
+// the arena, or SIZE_MAX if it got stuck (it cannot on valid input), ran
 // out of `steps` (each round, a placement or a raise, costs positions + n;
-// they are taken from `steps`).
+// they are taken from `steps`) or reached `give_up_at` (no_offset: never;
+// the arena only grows, and only a smaller one is kept).
 struct Skyline {
     std::vector<std::size_t> height;  // by position: the top of what is placed there
     std::vector<std::uint32_t> cover; // by position: unplaced buffers still covering it
     std::vector<std::uint8_t> done;
 };
 [[nodiscard]] inline std::size_t skyline(const Buffers& b, Prefer prefer, SplitMix* rng, Skyline& sky,
-                                         std::vector<std::size_t>& offset, std::size_t& steps) {
+                                         std::vector<std::size_t>& offset, std::size_t& steps,
+                                         std::size_t give_up_at = no_offset) {
     const std::size_t n = b.count();
     const std::size_t positions = b.positions();
     auto& h = sky.height;
@@ -97,6 +100,7 @@ struct Skyline {
             --cover[t];
         }
         arena = std::max(arena, top);
+        if (reached(arena, give_up_at)) return no_offset;
         sky.done[pick] = true;
         --remaining;
     }

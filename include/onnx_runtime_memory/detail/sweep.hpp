@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "buffers.hpp"
+#include "checked.hpp"
 #include "treap.hpp"
 
 namespace onnx_runtime_memory::detail {
@@ -298,7 +299,7 @@ struct SweepSpace {
                 offset[next] = top;
                 top += need;
                 arena = std::max(arena, top);
-                if (arena >= give_up_at && give_up_at != no_offset) return no_offset;
+                if (reached(arena, give_up_at)) return no_offset;
             }
         }
         for (; done < n && b.end[by_end[done]] == p; ++done) {
