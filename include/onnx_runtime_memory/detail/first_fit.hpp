@@ -124,19 +124,18 @@ private:
 // buffer lands, every position of a range whose value is `from` raised to
 // `to`, none of them being above `from`. A segment tree of maxima: a raise
 // sets the nodes that cover its range (those whose largest is `from`) and
-// leaves their children behind, marked pending (a byte: most pushes then
-// read nothing else); a pending node has raised the places equal to its
-// children's largest, and hands that down to the child that holds it
-// (push) before anything reads below it. The nodes that cover a range
-// hang from the paths of its two ends, so pushing down those paths first
-// lets both calls read and set the covering nodes bottom up. O(log n) each.
+// leaves their children behind; a node above both children's largest has
+// raised the places equal to that largest, and hands that down to the
+// child that holds it (push) before anything reads below it. The nodes
+// that cover a range hang from the paths of its two ends, so pushing down
+// those paths first lets both calls read and set the covering nodes bottom
+// up. O(log n) each.
 class SolidRuns {
 public:
     void reset(std::size_t n) {
         levels_ = 0;
         while ((std::size_t{1} << levels_) < n) ++levels_;
         top_.assign(std::size_t{2} << levels_, 0);
-        pending_.assign(leaves(), 0);
     }
     [[nodiscard]] std::size_t highest(std::size_t first, std::size_t last) {
         std::size_t a = first + leaves(), b = last + leaves() + 1;
@@ -156,7 +155,7 @@ public:
         bool raised = false;
         const auto lift = [&](std::size_t p) {
             if (top_[p] != from) return;  // below it: nothing here is `from`
-            set(p, to);
+            top_[p] = to;
             raised = true;
         };
         for (std::size_t a = a0, b = b0; a < b; a /= 2, b /= 2) {
@@ -172,17 +171,11 @@ public:
 
 private:
     [[nodiscard]] std::size_t leaves() const noexcept { return std::size_t{1} << levels_; }
-    // A node's largest rises; an inner node's children are then behind.
-    void set(std::size_t p, std::size_t v) {
-        top_[p] = v;
-        if (p < leaves()) pending_[p] = 1;
-    }
     void push(std::size_t p) {
-        if (pending_[p] == 0) return;
-        pending_[p] = 0;
         const std::size_t below = std::max(top_[2 * p], top_[2 * p + 1]);
-        if (top_[2 * p] == below) set(2 * p, top_[p]);
-        if (top_[2 * p + 1] == below) set(2 * p + 1, top_[p]);
+        if (top_[p] == below) return;
+        if (top_[2 * p] == below) top_[2 * p] = top_[p];
+        if (top_[2 * p + 1] == below) top_[2 * p + 1] = top_[p];
     }
     void pull(std::size_t p) { top_[p] = std::max(top_[2 * p], top_[2 * p + 1]); }
     // Pushes down the paths above the leaves a and b - 1 ([a, b) in leaves),
@@ -195,7 +188,6 @@ private:
     }
     std::size_t levels_ = 0;
     std::vector<std::size_t> top_ = std::vector<std::size_t>(2, 0);
-    std::vector<std::uint8_t> pending_ = std::vector<std::uint8_t>(1, 0);  // by inner node: its children are behind
 };
 
 // Kept memory of place_first_fit.
