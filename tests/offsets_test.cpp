@@ -719,7 +719,7 @@ TEST_CASE("the fast first fit places as place_in_order's first fit, and stops wh
     }
 }
 
-TEST_CASE("the max tree matches a plain array: the places of a range at least a value") {
+TEST_CASE("the max tree matches a plain array: sets one and many, the largest of a range, the places at least a value") {
     auto rnd = xorshift(0x3A77EEu);
     for (int round = 0; round < 20; ++round) {
         const std::size_t n = 1 + rnd() % 300;
@@ -729,80 +729,25 @@ TEST_CASE("the max tree matches a plain array: the places of a range at least a 
         for (int op = 0; op < 200; ++op) {
             const std::size_t a = rnd() % n, b = a + rnd() % (n - a);
             const std::uint64_t v = rnd() % 1000;
-            if (op % 2 == 0) {
+            if (op % 3 == 0) {
                 tree.set(a, v);
                 plain[a] = v;
+            } else if (op % 3 == 1) {  // every third place of [a, b] at once
+                std::vector<std::uint32_t> at;
+                std::vector<std::uint64_t> values;
+                for (std::size_t i = a; i <= b; i += 3) {
+                    at.push_back(static_cast<std::uint32_t>(i));
+                    values.push_back(v + i);
+                    plain[i] = v + i;
+                }
+                tree.set(at, values);
             }
+            CHECK(tree.highest(a, b) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(a),
+                                                          plain.begin() + static_cast<std::ptrdiff_t>(b) + 1));
             std::vector<std::size_t> got, want;
             tree.each_at_least(a, b, v, [&](std::size_t i) { got.push_back(i); });
             for (std::size_t i = a; i <= b; ++i)
                 if (plain[i] >= v) want.push_back(i);
-            CHECK(got == want);
-        }
-    }
-}
-
-TEST_CASE("the solid runs match a plain array: the largest of a range, and the places of a range at its largest raised") {
-    // A raise asks for no place of its range above `from` (the first fit's
-    // landing): `from` is the range's largest (some place raised) or above
-    // it (none). Half the raises follow highest() of their range, as the
-    // first fit's landing does, and skip the push.
-    auto rnd = xorshift(0x5011Du);
-    for (int round = 0; round < 40; ++round) {
-        const std::size_t n = 1 + rnd() % 300;
-        orm::detail::SolidRuns runs;
-        runs.reset(n);
-        std::vector<std::size_t> plain(n, 0);
-        for (int op = 0; op < 300; ++op) {
-            const std::size_t a = rnd() % n, b = a + rnd() % (n - a);
-            const std::size_t largest = *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(a),
-                                                          plain.begin() + static_cast<std::ptrdiff_t>(b) + 1);
-            INFO("round " << round << ", op " << op << ", [" << a << ", " << b << "]");
-            const bool pushed = op % 2 == 0;
-            if (pushed) CHECK(runs.highest(a, b) == largest);
-            const std::size_t from = largest + (rnd() % 4 == 0 ? 1 + rnd() % 3 : 0), to = from + 1 + rnd() % 50;
-            bool any = false;
-            for (std::size_t i = a; i <= b; ++i)
-                if (plain[i] == from) {
-                    plain[i] = to;
-                    any = true;
-                }
-            CHECK(runs.raise(a, b, from, to, pushed) == any);
-            const std::size_t c = rnd() % n, d = c + rnd() % (n - c);
-            CHECK(runs.highest(c, d) == *std::max_element(plain.begin() + static_cast<std::ptrdiff_t>(c),
-                                                          plain.begin() + static_cast<std::ptrdiff_t>(d) + 1));
-        }
-    }
-}
-
-TEST_CASE("the offset list's entries at one offset live in a time range, in def order, as a filter of them all gives") {
-    // At one offset, entries are disjoint in time (as placed buffers are);
-    // a few offsets, inserted in random order, past a chunk's 256 entries.
-    auto rnd = xorshift(0xEAC4u);
-    for (int round = 0; round < 20; ++round) {
-        std::vector<orm::detail::OffsetList::Entry> all;
-        const std::size_t offsets = 1 + rnd() % 6;
-        for (std::size_t lo = 0; lo < offsets; ++lo) {
-            orm::NodeIndex t = static_cast<orm::NodeIndex>(rnd() % 5);
-            for (std::size_t k = 0, count = rnd() % 200; k < count; ++k) {
-                const auto end = static_cast<orm::NodeIndex>(t + rnd() % 6);
-                all.push_back({lo * 16, lo * 16 + 16, t, end});
-                t = static_cast<orm::NodeIndex>(end + 1 + rnd() % 4);
-            }
-        }
-        for (std::size_t k = all.size(); k > 1; --k) std::swap(all[k - 1], all[rnd() % k]);
-        orm::detail::OffsetList list;
-        for (const auto& e : all) list.insert(e);
-        for (int query = 0; query < 100; ++query) {
-            const std::size_t lo = (rnd() % (offsets + 1)) * 16;
-            const auto first = static_cast<orm::NodeIndex>(rnd() % 600);
-            const auto last = static_cast<orm::NodeIndex>(first + rnd() % 50);
-            std::vector<orm::NodeIndex> got, want;
-            list.each_at(lo, first, last, [&](const orm::detail::OffsetList::Entry& e) { got.push_back(e.def); });
-            for (const auto& e : all)
-                if (e.lo == lo && e.def <= last && e.end >= first) want.push_back(e.def);
-            std::sort(want.begin(), want.end());
-            INFO("round " << round << ", offset " << lo << ", [" << first << ", " << last << "]");
             CHECK(got == want);
         }
     }

@@ -10,10 +10,7 @@
 // then reads about 100 placed buffers a buffer, not 2,500). And solid(u) grows
 // only where a buffer lands on it: buffers live at one time are disjoint, so
 // the run goes on through the placed ones that start exactly where the last
-// one ends and are live at u. Where a buffer lands, the run rises over a
-// range of positions at once (SolidRuns), one step for each placed buffer
-// it goes on through, not one for each position (a U-Net's long-lived
-// buffers land at 132 positions each at 10k nodes).
+// one ends and are live at u.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +23,7 @@
 #include "../plan_types.hpp"
 #include "buffers.hpp"
 #include "checked.hpp"
+#include "max_tree.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -77,23 +75,16 @@ public:
             std::lower_bound(v.begin(), v.end(), lo, [](const Entry& x, std::size_t l) { return x.lo < l; }) - v.begin());
         return i < v.size() ? Place{c, i} : Place{c + 1, 0};
     }
-    // Calls f(e) for each entry at offset lo live at some time in [first,
-    // last], in def order. They are disjoint in time: from the last one
-    // defined at or before `first`, on while they are defined by `last`.
-    template <class F>
-    void each_at(std::size_t lo, NodeIndex first, NodeIndex last, F&& f) const {
-        if (used_ == 0) return;
-        const Entry probe{lo, lo, first, first};
-        std::size_t c = last_chunk_not_after(lo, first);
+    // The entry at offset lo that is live at u, if any.
+    [[nodiscard]] const Entry* live_at(std::size_t lo, NodeIndex u) const {
+        if (used_ == 0) return nullptr;
+        const Entry probe{lo, lo, u, u};
+        const std::size_t c = last_chunk_not_after(lo, u);
         const auto& v = chunks_[c];
-        auto i = static_cast<std::size_t>(std::upper_bound(v.begin(), v.end(), probe, before) - v.begin());
-        if (i > 0) --i;  // else the first chunk starts past the probe
-        for (; c < used_; ++c, i = 0)
-            for (const auto& w = chunks_[c]; i < w.size(); ++i) {
-                const Entry& e = w[i];
-                if (e.lo > lo || (e.lo == lo && e.def > last)) return;
-                if (e.lo == lo && e.end >= first) f(e);
-            }
+        const auto it = std::upper_bound(v.begin(), v.end(), probe, before);  // past the last at or before (lo, u)
+        if (it == v.begin()) return nullptr;
+        const Entry& e = *(it - 1);
+        return e.lo == lo && e.end >= u ? &e : nullptr;
     }
 
 private:
@@ -120,85 +111,13 @@ private:
     std::size_t used_ = 0;
 };
 
-// solid(u) over positions [0, n): the largest over a range, and where a
-// buffer lands, every position of a range whose value is `from` raised to
-// `to`, none of them being above `from`. A segment tree of maxima: a raise
-// sets the nodes that cover its range (those whose largest is `from`) and
-// leaves their children behind; a node above both children's largest has
-// raised the places equal to that largest, and hands that down to the
-// child that holds it (push) before anything reads below it. The nodes
-// that cover a range hang from the paths of its two ends, so pushing down
-// those paths first lets both calls read and set the covering nodes bottom
-// up. O(log n) each.
-class SolidRuns {
-public:
-    void reset(std::size_t n) {
-        levels_ = 0;
-        while ((std::size_t{1} << levels_) < n) ++levels_;
-        top_.assign(std::size_t{2} << levels_, 0);
-    }
-    [[nodiscard]] std::size_t highest(std::size_t first, std::size_t last) {
-        std::size_t a = first + leaves(), b = last + leaves() + 1;
-        push_ends(a, b);
-        std::size_t m = 0;
-        for (; a < b; a /= 2, b /= 2) {
-            if (a % 2 == 1) m = std::max(m, top_[a++]);
-            if (b % 2 == 1) m = std::max(m, top_[--b]);
-        }
-        return m;
-    }
-    // Whether any position was raised. `pushed`: the last call was
-    // highest(first, last), so the paths are pushed down already.
-    bool raise(std::size_t first, std::size_t last, std::size_t from, std::size_t to, bool pushed = false) {
-        const std::size_t a0 = first + leaves(), b0 = last + leaves() + 1;
-        if (!pushed) push_ends(a0, b0);
-        bool raised = false;
-        const auto lift = [&](std::size_t p) {
-            if (top_[p] != from) return;  // below it: nothing here is `from`
-            top_[p] = to;
-            raised = true;
-        };
-        for (std::size_t a = a0, b = b0; a < b; a /= 2, b /= 2) {
-            if (a % 2 == 1) lift(a++);
-            if (b % 2 == 1) lift(--b);
-        }
-        for (std::size_t level = 1; level <= levels_; ++level) {
-            if (((a0 >> level) << level) != a0) pull(a0 >> level);
-            if (((b0 >> level) << level) != b0) pull((b0 - 1) >> level);
-        }
-        return raised;
-    }
-
-private:
-    [[nodiscard]] std::size_t leaves() const noexcept { return std::size_t{1} << levels_; }
-    void push(std::size_t p) {
-        const std::size_t below = std::max(top_[2 * p], top_[2 * p + 1]);
-        if (top_[p] == below) return;
-        if (top_[2 * p] == below) top_[2 * p] = top_[p];
-        if (top_[2 * p + 1] == below) top_[2 * p + 1] = top_[p];
-    }
-    void pull(std::size_t p) { top_[p] = std::max(top_[2 * p], top_[2 * p + 1]); }
-    // Pushes down the paths above the leaves a and b - 1 ([a, b) in leaves),
-    // from the root, where a range end is not a node's own edge.
-    void push_ends(std::size_t a, std::size_t b) {
-        for (std::size_t level = levels_; level >= 1; --level) {
-            if (((a >> level) << level) != a) push(a >> level);
-            if (((b >> level) << level) != b) push((b - 1) >> level);
-        }
-    }
-    std::size_t levels_ = 0;
-    std::vector<std::size_t> top_ = std::vector<std::size_t>(2, 0);
-};
-
 // Kept memory of place_first_fit.
 struct FirstFitSpace {
     OffsetList placed;
-    SolidRuns solid;  // solid(u), by position
-    struct Run {
-        std::size_t top;
-        NodeIndex first, last;
-    };
-    std::vector<Run> rising;  // where the run rose to `top` and may go on through placed buffers
+    MaxTree solid;  // solid(u), by position
+    std::vector<NodeIndex> landed;  // the positions where a buffer lands on the solid run
+    std::vector<std::size_t> run;   // and where the run goes on to there
+    std::vector<OffsetList::Entry> chain;  // the placed buffers the run went on through, bottom up
 };
 
 // Places buffers in `order` as place_in_order does with Fit::first and no
@@ -230,40 +149,52 @@ struct FirstFitSpace {
         const OffsetList::Place p = placed.first_at_least(lo);
         return p.chunk < placed.chunks() && placed.chunk(p.chunk)[p.index].lo == lo;
     };
-    // Places x at o; where it lands on the solid run (solid(u) = o: no
-    // position of its lifetime is above o, as x is free there, so only
-    // where o is its floor, the largest of them), the run rises to its top,
-    // and goes on through the placed buffers that start there and are live
-    // where it rose (`continued`: some placed buffer starts at x's top). A
-    // step for each search of the tree or the list (log2 of the positions),
-    // and one for each placed buffer gone through. False when out of steps.
-    const auto place = [&](std::uint32_t x, std::size_t o, bool lands, bool pushed, bool continued) {
+    // Places x at o; where it lands on the solid run, the run goes on
+    // through x and the buffers that continue it (`continued`: a placed
+    // buffer starts where x ends). False when out of steps.
+    const auto place = [&](std::uint32_t x, std::size_t o, bool continued) {
         offset[x] = o;
         const std::size_t top = o + b.size[x];
         arena = std::max(arena, top);
         widest = std::max(widest, b.size[x]);
         placed.insert({o, top, b.def[x], b.end[x]});
-        std::size_t steps = 2 * depth;
-        auto& rising = space.rising;
-        rising.clear();
-        if (lands && solid.raise(b.def[x], b.end[x], o, top, pushed) && continued)
-            rising.push_back({top, b.def[x], b.end[x]});
-        while (!rising.empty()) {
-            const FirstFitSpace::Run r = rising.back();
-            rising.pop_back();
-            steps += depth;
-            placed.each_at(r.top, r.first, r.last, [&](const OffsetList::Entry& e) {
-                const NodeIndex first = std::max(r.first, e.def), last = std::min(r.last, e.end);
-                steps += depth + 1;
-                if (solid.raise(first, last, r.top, e.hi)) rising.push_back({e.hi, first, last});
-            });
+        auto& landed = space.landed;
+        landed.clear();
+        // solid(u) <= o over x's lifetime (x was free there): these are where it is o.
+        solid.each_at_least(b.def[x], b.end[x], o, [&](std::size_t u) { landed.push_back(static_cast<NodeIndex>(u)); });
+        std::size_t steps = depth * 3 + 2 * landed.size();
+        auto& run = space.run;
+        run.assign(landed.size(), top);
+        // Does any placed buffer start at the top? Often none does. Where
+        // some do, the run at one landed position mostly goes on through
+        // the same buffers as at the one before: `chain` keeps those, and
+        // one that is still live here is the one a search would find (at
+        // one offset, one placed buffer is live at a time).
+        if (continued) {
+            auto& chain = space.chain;
+            chain.clear();
+            for (std::size_t k = 0; k < landed.size(); ++k) {
+                for (std::size_t step = 0;; ++step) {
+                    if (step < chain.size() && chain[step].end >= landed[k]) {
+                        ++steps;
+                    } else {
+                        chain.resize(step);
+                        steps += depth;
+                        const OffsetList::Entry* e = placed.live_at(run[k], landed[k]);
+                        if (e == nullptr) break;
+                        chain.push_back(*e);
+                    }
+                    run[k] = chain[step].hi;
+                }
+            }
         }
+        solid.set(landed, run);
         return spend(steps);
     };
     for (std::uint32_t x = 0; x < n; ++x)
         if (b.is_pinned(x)) {
             offset[x] = b.pin[x];
-            if (b.size[x] > 0 && !place(x, b.pin[x], true, false, starts_at(b.pin[x] + b.size[x]))) return no_offset;
+            if (b.size[x] > 0 && !place(x, b.pin[x], starts_at(b.pin[x] + b.size[x]))) return no_offset;
         }
     for (const std::uint32_t x : order) {
         const std::size_t need = b.size[x];
@@ -271,8 +202,8 @@ struct FirstFitSpace {
         const NodeIndex first = b.def[x], last = b.end[x];
         // No gap starts below the floor; a placed buffer lower than
         // floor - widest + 1 ends at or below it.
-        const std::size_t floor = solid.highest(first, last);
-        std::size_t cursor = floor, read = 0;
+        auto cursor = static_cast<std::size_t>(solid.highest(first, last));
+        std::size_t read = 0;
         bool continued = false;  // the first placed buffer past the gap starts at its end
         OffsetList::Place p = placed.first_at_least(cursor >= widest ? cursor - widest + 1 : 0);
         for (bool open = true; open && p.chunk < placed.chunks(); ++p.chunk, p.index = 0) {
@@ -290,8 +221,7 @@ struct FirstFitSpace {
                 if (y.def <= last && y.end >= first) cursor = std::max(cursor, y.hi);
             }
         }
-        // The tree is as solid.highest left it: x lands where its floor is.
-        if (!spend(read) || !place(x, cursor, cursor == floor, true, continued)) return no_offset;
+        if (!spend(read) || !place(x, cursor, continued)) return no_offset;
         if (reached(arena, give_up_at)) return no_offset;
     }
     return arena;

@@ -1,6 +1,7 @@
-// A segment tree of maxima over [0, n): set a value, and every place of a
-// range whose value is at least a threshold. The greedy passes find the
-// placed buffers a buffer meets with it.
+// A segment tree of maxima over [0, n): set a value, the largest over a
+// range, and every place of a range whose value is at least a threshold.
+// The greedy passes find the placed buffers a buffer meets with it, and the
+// fast first fit its solid runs.
 #pragma once
 
 #include <algorithm>
@@ -24,9 +25,35 @@ public:
         top_[p] = v;
         for (p /= 2; p > 0; p /= 2) top_[p] = std::max(top_[2 * p], top_[2 * p + 1]);
     }
+    // value(at[k]) = v[k] for each k, `at` increasing: the leaves, then
+    // their ancestors once each, level by level (`at` is overwritten).
+    template <class Place, class Value>
+    void set(std::vector<Place>& at, const std::vector<Value>& v) {
+        for (std::size_t k = 0; k < at.size(); ++k) top_[leaves_ + at[k]] = v[k];
+        std::size_t count = at.size();
+        for (std::size_t level = leaves_; level > 1; level /= 2) {  // at[k]: the parents' places in the level above
+            std::size_t kept = 0;
+            for (std::size_t k = 0; k < count; ++k) {
+                const Place parent = at[k] / 2;
+                if (kept > 0 && at[kept - 1] == parent) continue;
+                at[kept++] = parent;
+                const std::size_t node = level / 2 + parent;
+                top_[node] = std::max(top_[2 * node], top_[2 * node + 1]);
+            }
+            count = kept;
+        }
+    }
+    [[nodiscard]] std::uint64_t highest(std::size_t first, std::size_t last) const {
+        std::uint64_t m = 0;
+        for (std::size_t a = first + leaves_, b = last + leaves_ + 1; a < b; a /= 2, b /= 2) {
+            if (a % 2 == 1) m = std::max(m, top_[a++]);
+            if (b % 2 == 1) m = std::max(m, top_[--b]);
+        }
+        return m;
+    }
     // Calls f(i) for every i in [first, last] whose value is at least v, in
-    // increasing i: O(log n) for each. The nodes that cover the range, left
-    // to right, each searched down through the children
+    // increasing i: O(log n) for each. The nodes that cover the range (as
+    // in highest), left to right, each searched down through the children
     // that hold such a value: inside a covering node no range test is needed.
     template <class F>
     void each_at_least(std::size_t first, std::size_t last, std::uint64_t v, F&& f) const {

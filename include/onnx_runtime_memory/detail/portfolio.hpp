@@ -238,15 +238,14 @@ inline void repack_rounds(const Buffers& b, std::size_t lower_bound, std::size_t
 // the greedy passes did not run it (their prediction, every meeting pair,
 // did not fit): the first fit by size (TFLite's order), which on the
 // bench's random DAGs of 5k to 20k nodes ends below TFLite's greedy where
-// the others stay above it. It reads a window of the placed buffers: the
-// prediction, 12 sqrt(P / n) steps a buffer (P meeting pairs), is at or
-// above what it takes on the bench's random DAGs and U-Nets of 1k to 20k
-// nodes (20k random DAG: 360 predicted, 265 taken; 10k U-Net: 648, 68,
-// since a landing costs a step per buffer the run goes on through, not per
-// position); past them it can take more (the 100k random DAG: 708, 813).
-// It runs where that predicts at most `most_per_owner` steps an owner and
-// fits in what is left of the budget, and stops once its arena reaches the
-// best.
+// the others stay above it. It reads a window of the placed buffers, about
+// 12 sqrt(P / n) steps a buffer (P meeting pairs: within 10% on the bench's
+// random DAGs and U-Nets of 5k to 20k nodes, below what it takes past
+// them). It runs where that predicts at most `most_per_owner` steps an
+// owner and fits in what is left of the budget, and stops once its arena
+// reaches the best. The bench's 20k random DAG is predicted 360 (it takes
+// 370, 14 ms); its 100k one 708 (1,008, 143 ms), the 10k U-Net 648 (679, 13
+// ms, where the repacked top already ends within 0.01% of the bound).
 inline void size_first_fit_last(const Buffers& b, std::size_t lower_bound, std::size_t most_per_owner,
                                 std::size_t& budget, PlaceSpace& space, Placement& best) {
     const std::size_t n = b.count();
