@@ -265,10 +265,10 @@ inline void size_first_fit_last(const Buffers& b, std::size_t lower_bound, std::
 // the first fit by size where it has not run (size_first_fit_last). Pinned
 // buffers keep their pins: the sweep and the greedy orders pack the rest
 // around them; the others do not run. Stops early at the lower
-// bound (no placement can be smaller). Every strategy but the randomised
-// restarts gives up once its arena, which only grows as it places, reaches
-// the best so far, as only a smaller one is kept (a restart that stopped
-// early would shift the draws of the next). The greedy orders and the
+// bound (no placement can be smaller). Every strategy after the sweep but
+// the randomised restarts gives up once its arena, which only grows as it
+// places, reaches the best so far, as only a smaller one is kept (a restart
+// that stopped early would shift the draws of the next). The greedy orders and the
 // repack are charged their prediction either way, so what runs after them
 // is unchanged; a skyline is charged the rounds it ran, leaving the rest to
 // what follows. Deterministic unless options.time_limit cuts a search short.
