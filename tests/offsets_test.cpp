@@ -582,6 +582,18 @@ std::vector<Buffer> random_records(Rnd& rnd, std::size_t n, std::size_t span, bo
     return buffers;
 }
 
+// Whether `offset` (by buffer of b, as the strategies write it), with that
+// arena, is a valid plan of the records at alignment 16.
+bool valid_plan(const std::vector<Buffer>& buffers, const orm::detail::Buffers& b, const std::vector<std::size_t>& offset,
+                std::size_t arena) {
+    orm::OffsetPlan plan;
+    plan.alignment = 16;
+    plan.arena_bytes = arena;
+    plan.offsets.assign(buffers.size(), 0);
+    for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = offset[i];
+    return orm::validate_offsets(buffers, plan, 16).has_value();
+}
+
 TEST_CASE("the greedy passes: the scan of every placed buffer places as the index by time does, and gives up at its arena") {
     // Random problems, dense and sparse in time, some with pins (each pin
     // past the previous one's bytes, so no two overlap): every order, both
@@ -611,12 +623,7 @@ TEST_CASE("the greedy passes: the scan of every placed buffer places as the inde
                     CHECK(orm::detail::place_in_order(b, order, fit, scan, again, space, {}, arena + 1) == arena);
                     CHECK(again == by_time);
                 }
-                orm::OffsetPlan plan;
-                plan.alignment = 16;
-                plan.arena_bytes = arena;
-                plan.offsets.assign(n, 0);
-                for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = by_scan[i];
-                CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+                CHECK(valid_plan(buffers, b, by_scan, arena));
             }
     }
 }
@@ -638,12 +645,7 @@ TEST_CASE("the skylines: valid plans, and each gives up at its arena") {
             std::size_t steps = orm::detail::size_max;
             const std::size_t arena = orm::detail::skyline(b, prefer, nullptr, sky, want, steps);
             REQUIRE(arena != orm::no_offset);
-            orm::OffsetPlan plan;
-            plan.alignment = 16;
-            plan.arena_bytes = arena;
-            plan.offsets.assign(n, 0);
-            for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = want[i];
-            CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+            CHECK(valid_plan(buffers, b, want, arena));
             steps = orm::detail::size_max;
             CHECK(orm::detail::skyline(b, prefer, nullptr, sky, got, steps, arena) == orm::no_offset);
             steps = orm::detail::size_max;
@@ -793,12 +795,8 @@ TEST_CASE("the top repacked: the range maximum matches a plain array, and the re
             INFO("round " << round << ", " << r << " moved");
             std::vector<std::size_t> repacked = offset;
             const auto fit = r % 2 == 0 ? orm::detail::Fit::first : orm::detail::Fit::best;
-            orm::OffsetPlan plan;
-            plan.alignment = 16;
-            plan.arena_bytes = orm::detail::repack_top(b, r, fit, repacked, space);
-            plan.offsets.assign(n, 0);
-            for (std::size_t i = 0; i < n; ++i) plan.offsets[b.value[i]] = repacked[i];
-            CHECK(orm::validate_offsets(buffers, plan, 16).has_value());
+            const std::size_t arena = orm::detail::repack_top(b, r, fit, repacked, space);
+            CHECK(valid_plan(buffers, b, repacked, arena));
 
             // The moved ones and their floors against a plain reference: the
             // r highest buffers with bytes (ties: the lower index), each no
@@ -831,9 +829,9 @@ TEST_CASE("the top repacked: the range maximum matches a plain array, and the re
             // Asked to give up at its arena, it does and leaves the offsets
             // as they were; one byte above, it repacks the same.
             std::vector<std::size_t> again = offset;
-            CHECK(orm::detail::repack_top(b, r, fit, again, space, plan.arena_bytes) == orm::no_offset);
+            CHECK(orm::detail::repack_top(b, r, fit, again, space, arena) == orm::no_offset);
             CHECK(again == offset);
-            CHECK(orm::detail::repack_top(b, r, fit, again, space, plan.arena_bytes + 1) == plan.arena_bytes);
+            CHECK(orm::detail::repack_top(b, r, fit, again, space, arena + 1) == arena);
             CHECK(again == repacked);
         }
     }
