@@ -15,7 +15,7 @@
 // time stamps, and random perfect packings (known optima) the same way.
 // --work-per-owner raises (or lowers) the budget of the family rows,
 // --seed-offset plans other graphs of the same families, --first-fit-steps
-// turns on the opt-in first fit by size (ArenaOptions::first_fit_steps).
+// sets the first fit by size's cap (ArenaOptions::first_fit_steps; 0: off).
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <algorithm>

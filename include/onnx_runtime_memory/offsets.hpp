@@ -29,12 +29,13 @@
 // (ArenaOptions::work_per_owner): each only if its predicted steps fit in
 // what is left, so the time stays within a budget linear in the owners (at
 // least 4,096 owners' worth) on top of the sweep. Last, when nothing reached
-// the lower bound, the sweep runs again on the problem mirrored in time
-// (mirrored_sweep, detail/portfolio.hpp): buffers arriving as they die; then,
-// still above it, the best plan's top repacked (repacked_top,
-// detail/repack.hpp): its highest buffers placed again by size; then,
-// opt-in (ArenaOptions::first_fit_steps), where the greedy orders could not
-// run it, the first fit by size alone (size_first_fit_last). Pinned
+// the lower bound: where the greedy orders could not run it, the first fit
+// by size, equal sizes the most crowded first (size_peak_first_fit,
+// detail/portfolio.hpp; ArenaOptions::first_fit_steps); where that did not
+// win, the sweep again on the problem mirrored in time (mirrored_sweep):
+// buffers arriving as they die; then, still above it, the best plan's top
+// repacked (repacked_top, detail/repack.hpp): its highest buffers placed
+// again by size. Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, bounded by their own counts and not by the work

@@ -156,7 +156,7 @@ struct ArenaOptions {
     // fit in what is left of work_per_owner x owners (at least 4,096 owners,
     // so small problems get every strategy): a greedy order about
     // (owners + meeting pairs) x log2(owners), a skyline owners x (positions
-    // + owners), the opt-in first fit by size (first_fit_steps) 12 sqrt(meeting
+    // + owners), the first fit by size (first_fit_steps) 12 sqrt(meeting
     // pairs / owners) an owner. The time is thus bounded by about work_per_owner x
     // max(owners, 4,096) steps plus the sweep's O(n log n), and the opt-in
     // searches' own counts: what changes with size is which strategies fit
@@ -169,12 +169,15 @@ struct ArenaOptions {
     std::chrono::microseconds time_limit{0};
     // Last, so that 0.1's positional initialisers keep their meaning.
     std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
-    // Opt-in: still above the bound at the end, the first fit by size where
-    // the greedy orders could not run it, if its predicted steps an owner (12
+    // Still above the bound after the greedy orders and the skylines, the
+    // first fit by size (equal sizes: the most crowded first) where the
+    // greedy orders could not run it, if its predicted steps an owner (12
     // sqrt(meeting pairs / owners)) are at most this and fit in what is left
-    // of the budget. 400 reaches the bench's random DAGs up to 20k nodes,
-    // below TFLite's greedy there, at 2-3.5 times the default's time. 0: never.
-    std::size_t first_fit_steps = 0;
+    // of the budget; where it wins, the mirrored sweep and the repack do not
+    // run. 400 reaches the bench's random DAGs up to 20k nodes (below
+    // TFLite's greedy there, at about twice the time without it), not its
+    // 100k one (predicted 708). 0: never (the earlier default).
+    std::size_t first_fit_steps = 400;
 };
 
 enum class ArenaStrategy : std::uint8_t {
@@ -196,6 +199,7 @@ enum class ArenaStrategy : std::uint8_t {
     exact_search,     // the branch and bound under a capacity
     mirrored_sweep,   // the sweep on the problem mirrored in time (buffers arrive as they die)
     repacked_top,     // the best plan's highest buffers placed again by size, above the rest
+    size_peak_first_fit,  // decreasing size (equal sizes: the highest peak load first), lowest gap
 };
 
 [[nodiscard]] constexpr const char* to_string(ArenaStrategy s) noexcept {
@@ -217,6 +221,7 @@ enum class ArenaStrategy : std::uint8_t {
         case ArenaStrategy::exact_search: return "exact_search";
         case ArenaStrategy::mirrored_sweep: return "mirrored_sweep";
         case ArenaStrategy::repacked_top: return "repacked_top";
+        case ArenaStrategy::size_peak_first_fit: return "size_peak_first_fit";
     }
     return "unknown";
 }

@@ -234,44 +234,50 @@ inline void repack_rounds(const Buffers& b, std::size_t lower_bound, std::size_t
     }
 }
 
-// Opt-in (ArenaOptions::first_fit_steps), still above the bound, and where
-// the greedy passes did not run it (their prediction, every meeting pair,
-// did not fit): the first fit by size (TFLite's order), which on the
-// bench's random DAGs of 5k to 20k nodes ends below TFLite's greedy where
-// the others stay above it. It reads a window of the placed buffers, about
-// 12 sqrt(P / n) steps a buffer (P meeting pairs: within 10% on the bench's
-// random DAGs and U-Nets of 5k to 20k nodes, below what it takes past
-// them). It runs where that predicts at most `most_per_owner` steps an
-// owner and fits in what is left of the budget, and stops once its arena
-// reaches the best. The bench's 20k random DAG is predicted 360 (it takes
-// 370, 14 ms); its 100k one 708 (1,008, 143 ms), the 10k U-Net 648 (679, 13
-// ms, where the repacked top already ends within 0.01% of the bound).
-inline void size_first_fit_last(const Buffers& b, std::size_t lower_bound, std::size_t most_per_owner,
+// Still above the bound, and where the greedy passes did not run the first
+// fit by size (their prediction, every meeting pair, did not fit): the
+// first fit in size_peak_order, which on the bench's random DAGs of 5k to
+// 20k nodes ends below TFLite's greedy where the sweeps and the repack stay
+// above it. It reads a window of the placed buffers, about 12 sqrt(P / n)
+// steps a buffer (P meeting pairs: within 10% on the bench's random DAGs
+// and U-Nets of 5k to 20k nodes, further below what it takes past them). It runs
+// where that predicts at most `most_per_owner` steps an owner
+// (ArenaOptions::first_fit_steps) and fits in what is left of the budget,
+// and stops once its arena reaches the best. The bench's 5k random DAG is
+// predicted 192 steps an owner (it takes 206, 2.7 ms), its 20k one 360
+// (392, 16 ms); its 100k one 708 (1,160, 190 ms: not run by default), the
+// 10k U-Net 648. Returns whether its plan is kept.
+inline bool size_peak_first_fit(const Buffers& b, std::size_t lower_bound, std::size_t most_per_owner,
                                 std::size_t& budget, PlaceSpace& space, Placement& best) {
     const std::size_t n = b.count();
-    if (best.arena <= lower_bound || n == 0 || most_per_owner == 0) return;
+    if (best.arena <= lower_bound || n == 0 || most_per_owner == 0) return false;
     const std::size_t per_owner = 12 * square_root(static_cast<std::size_t>(meeting_pairs(b) / n));
-    if (per_owner > most_per_owner || saturating_mul(per_owner, n) > budget) return;
-    const std::size_t arena = place_first_fit(b, size_order(b), space.offset, space.first_fit, budget, best.arena);
-    consider(arena, ArenaStrategy::size_first_fit, space, best);
+    if (per_owner > most_per_owner || saturating_mul(per_owner, n) > budget) return false;
+    const std::size_t arena = place_first_fit(b, size_peak_order(b), space.offset, space.first_fit, budget, best.arena);
+    if (arena >= best.arena) return false;
+    consider(arena, ArenaStrategy::size_peak_first_fit, space, best);
+    return true;
 }
 
 // Places every buffer into `best`: the sweep, then the greedy orders and the
 // skylines while their predicted steps fit in the budget
-// (ArenaOptions::work_per_owner), then the opt-in searches, and last, if
-// none reached the bound, the sweep mirrored in time (as cheap as the
-// first: on graphs too big for the others it is often the better of the
-// two), then the best plan's top repacked (repack_rounds), then, opt-in,
-// the first fit by size where it has not run (size_first_fit_last). Pinned
-// buffers keep their pins: the sweep and the greedy orders pack the rest
-// around them; the others do not run. Stops early at the lower
-// bound (no placement can be smaller). Every strategy after the sweep but
-// the randomised restarts gives up once its arena, which only grows as it
-// places, reaches the best so far, as only a smaller one is kept (a restart
-// that stopped early would shift the draws of the next). The greedy orders and the
-// repack are charged their prediction either way, so what runs after them
-// is unchanged; a skyline is charged the rounds it ran, leaving the rest to
-// what follows. Deterministic unless options.time_limit cuts a search short.
+// (ArenaOptions::work_per_owner), then the opt-in searches; then, if none
+// reached the bound, the first fit by size where the greedy orders could
+// not run it (size_peak_first_fit); if that did not win, the sweep mirrored
+// in time (as cheap as the first: on graphs too big for the others it is
+// often the better of the two), then the best plan's top repacked
+// (repack_rounds). Run after a first fit that won, neither improved its
+// plan on the bench's random DAGs of 5k, 10k and 20k nodes (eight seeds
+// each), where skipping them saves 11-25% of the time. Pinned buffers keep their pins: the sweep
+// and the greedy orders pack the rest around them; the others do not run.
+// Stops early at the lower bound (no placement can be smaller). Every
+// strategy after the sweep but the randomised restarts gives up once its
+// arena, which only grows as it places, reaches the best so far, as only a
+// smaller one is kept (a restart that stopped early would shift the draws
+// of the next). The greedy orders and the repack are charged their
+// prediction either way, so what runs after them is unchanged; a skyline is
+// charged the rounds it ran, leaving the rest to what follows.
+// Deterministic unless options.time_limit cuts a search short.
 inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
                           Placement& best) {
     // The time limit counts from here: the strategies before the searches take their share.
@@ -284,11 +290,10 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     if (best.arena <= lower_bound || budget == 0) return;
     bool size_first_fit_ran = false;
     place_within_budget(b, options, lower_bound, budget, deadline, space, best, size_first_fit_ran);
-    if (best.arena > lower_bound && b.pinned == 0)
-        consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
-    if (b.pinned == 0) repack_rounds(b, lower_bound, budget, space, best);
-    if (b.pinned == 0 && !size_first_fit_ran)
-        size_first_fit_last(b, lower_bound, options.first_fit_steps, budget, space, best);
+    if (b.pinned > 0) return;
+    if (!size_first_fit_ran && size_peak_first_fit(b, lower_bound, options.first_fit_steps, budget, space, best)) return;
+    if (best.arena > lower_bound) consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
+    repack_rounds(b, lower_bound, budget, space, best);
 }
 
 }  // namespace onnx_runtime_memory::detail
