@@ -765,13 +765,18 @@ TEST_CASE("the size order by peak load: equal sizes the most crowded first, as a
     CHECK(by_record == std::vector<std::size_t>{2, 3, 2, 0, 0, 4});
 }
 
-TEST_CASE("the max tree matches a plain array: sets one and many, the largest of a range, the places at least a value") {
+TEST_CASE("the max tree matches a plain array: assigns all, sets one and many, the largest of a range, the places at least a value") {
     auto rnd = xorshift(0x3A77EEu);
+    orm::detail::MaxTree tree;  // one for every round: what a larger one held before must not show
     for (int round = 0; round < 20; ++round) {
         const std::size_t n = 1 + rnd() % 300;
-        orm::detail::MaxTree tree;
-        tree.reset(n);
         std::vector<std::uint64_t> plain(n, 0);
+        if (round % 2 == 0) {
+            for (auto& v : plain) v = rnd() % 1000;
+            tree.assign(plain);
+        } else {
+            tree.reset(n);
+        }
         for (int op = 0; op < 200; ++op) {
             const std::size_t a = rnd() % n, b = a + rnd() % (n - a);
             const std::uint64_t v = rnd() % 1000;

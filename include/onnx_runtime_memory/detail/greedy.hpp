@@ -223,12 +223,10 @@ struct Meetings {
         load[b.def[i]] += b.size[i];
         load[std::size_t{b.end[i]} + 1] -= b.size[i];  // wraps, and the sum below wraps back
     }
+    for (std::size_t t = 1; t < positions; ++t) load[t] += load[t - 1];
+    load.pop_back();
     MaxTree by_position;
-    by_position.reset(positions);
-    for (std::size_t t = 0; t < positions; ++t) {
-        if (t > 0) load[t] += load[t - 1];
-        by_position.set(t, load[t]);
-    }
+    by_position.assign(load);
     std::vector<std::size_t> peak(n);
     for (std::size_t i = 0; i < n; ++i) peak[i] = by_position.highest(b.def[i], b.end[i]);
     return decreasing_order(b.size, peak);

@@ -20,6 +20,13 @@ public:
         while (leaves_ < n) leaves_ *= 2;
         top_.assign(2 * leaves_, 0);
     }
+    // reset(values.size()), then value(i) = values[i] for each i: O(n).
+    template <class Value>
+    void assign(const std::vector<Value>& values) {
+        reset(values.size());
+        std::copy(values.begin(), values.end(), top_.begin() + static_cast<std::ptrdiff_t>(leaves_));
+        for (std::size_t p = leaves_ - 1; p > 0; --p) top_[p] = std::max(top_[2 * p], top_[2 * p + 1]);
+    }
     void set(std::size_t i, std::uint64_t v) {
         std::size_t p = leaves_ + i;
         top_[p] = v;
