@@ -100,15 +100,15 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
 
 // After the sweep: the greedy orders and the skylines while their predicted
 // steps fit in `budget`, then the opt-in searches, which their own counts
-// bound (see place_buffers).
-inline void place_within_budget(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound,
-                                std::size_t& budget, std::chrono::steady_clock::time_point deadline, PlaceSpace& space,
-                                Placement& best, bool& size_first_fit_ran) {
+// bound (see place_buffers). `pairs`: meeting_pairs(b).
+inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const ArenaOptions& options,
+                                std::size_t lower_bound, std::size_t& budget,
+                                std::chrono::steady_clock::time_point deadline, PlaceSpace& space, Placement& best,
+                                bool& size_first_fit_ran) {
     const std::size_t n = b.count();
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) { detail::consider(arena, strategy, space, best); };
 
     // The greedy orders: each finds every pair of buffers that meet once.
-    const std::uint64_t pairs = meeting_pairs(b);
     const std::size_t greedy_steps = saturating_mul(saturating_add(n, pairs), log2_steps(n));
     if (greedy_steps <= budget) {
         Meetings m;  // the conflicts order's keys, found when that order is first needed
@@ -246,12 +246,12 @@ inline void repack_rounds(const Buffers& b, std::size_t lower_bound, std::size_t
 // and stops once its arena reaches the best. The bench's 5k random DAG is
 // predicted 192 steps an owner (it takes 206, 2.7 ms), its 20k one 360
 // (392, 16 ms); its 100k one 708 (1,160, 190 ms: not run by default), the
-// 10k U-Net 648. Returns whether its plan is kept.
-inline bool size_peak_first_fit(const Buffers& b, std::size_t lower_bound, std::size_t most_per_owner,
-                                std::size_t& budget, PlaceSpace& space, Placement& best) {
+// 10k U-Net 648. Returns whether its plan is kept. `pairs`: meeting_pairs(b).
+inline bool size_peak_first_fit(const Buffers& b, std::uint64_t pairs, std::size_t lower_bound,
+                                std::size_t most_per_owner, std::size_t& budget, PlaceSpace& space, Placement& best) {
     const std::size_t n = b.count();
     if (best.arena <= lower_bound || n == 0 || most_per_owner == 0) return false;
-    const std::size_t per_owner = 12 * square_root(static_cast<std::size_t>(meeting_pairs(b) / n));
+    const std::size_t per_owner = 12 * square_root(static_cast<std::size_t>(pairs / n));
     if (per_owner > most_per_owner || saturating_mul(per_owner, n) > budget) return false;
     const std::size_t arena = place_first_fit(b, size_peak_order(b), space.offset, space.first_fit, budget, best.arena);
     if (arena >= best.arena) return false;
@@ -288,10 +288,12 @@ inline void place_buffers(const Buffers& b, const ArenaOptions& options, std::si
     constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
     std::size_t budget = saturating_mul(options.work_per_owner, std::max(b.count(), least_owners));
     if (best.arena <= lower_bound || budget == 0) return;
+    const std::uint64_t pairs = meeting_pairs(b);  // both predictions read it
     bool size_first_fit_ran = false;
-    place_within_budget(b, options, lower_bound, budget, deadline, space, best, size_first_fit_ran);
+    place_within_budget(b, pairs, options, lower_bound, budget, deadline, space, best, size_first_fit_ran);
     if (b.pinned > 0) return;
-    if (!size_first_fit_ran && size_peak_first_fit(b, lower_bound, options.first_fit_steps, budget, space, best)) return;
+    if (!size_first_fit_ran && size_peak_first_fit(b, pairs, lower_bound, options.first_fit_steps, budget, space, best))
+        return;
     if (best.arena > lower_bound) consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
     repack_rounds(b, lower_bound, budget, space, best);
 }
