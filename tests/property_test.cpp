@@ -537,6 +537,7 @@ std::vector<orm::InplaceHint> random_hints(const Case& c, std::uint64_t seed) {
         for (std::size_t k = 0, m = 1 + rng() % 2; k < m; ++k) {
             orm::InplaceHint h{c.out[n][rng() % c.out[n].size()], c.in[n][rng() % c.in[n].size()]};
             if (rng() % 10 == 0) h.input = static_cast<ValueId>(rng() % (c.values + 2));  // maybe no input of n
+            if (rng() % 10 == 0) h.output = static_cast<ValueId>(rng() % c.values);  // maybe a graph input
             hints.push_back(h);
         }
     }

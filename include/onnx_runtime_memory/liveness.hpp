@@ -45,7 +45,8 @@ struct InplaceHint {
 // What became of an in-place hint (explain_inplace).
 enum class InplaceResult : std::uint8_t {
     taken,                 // the output lives in the input's buffer
-    not_an_input,          // `input` is not an input of the node that produces `output` (or an id is past the graph)
+    not_an_input,          // `input` is not an input of the node that produces `output`, no node produces
+                           // `output` (an included graph input), or an id is past the graph
     output_not_owner,      // `output` has no buffer of its own to give up: a view, a graph input or weight,
                            // an external graph output
     input_not_owner,       // the input's bytes are not planned: a graph input, a weight, an external output
@@ -330,6 +331,7 @@ template <activation_graph G>
 [[nodiscard]] std::vector<InplaceResult> decide_inplace(const G& g, const Liveness& live, std::span<const InplaceHint> hints) {
     using T = graph_traits<G>;
     const std::size_t V = live.value_count();
+    const auto N = static_cast<std::size_t>(T::node_count(g));  // liveness_of checked it
     std::vector<InplaceResult> result(hints.size(), InplaceResult::not_an_input);
     std::vector<std::uint8_t> output_root(V, 0);  // roots of graph outputs in the arena
     for (auto x : T::graph_outputs(g))
@@ -347,8 +349,8 @@ template <activation_graph G>
     };
     std::vector<NodeIndex> last(V, no_node), folded_at(V, no_node);  // a group's last use, and its last fold
     for (ValueId v : live.owners) last[v] = live.intervals[v].use_end;
-    std::vector<NodeIndex> read_by(V, no_node);  // read_by[v] == n: node n reads v
-    NodeIndex marked = no_node;                  // the node whose inputs read_by holds (hints come by node)
+    std::vector<NodeIndex> read_by(V, no_node), made_by(V, no_node);  // == n: node n reads / writes v
+    NodeIndex marked = no_node;  // the node whose inputs and outputs they hold (hints come by node)
     for (std::uint32_t h : order) {
         const auto [out, in] = hints[h];
         if (!live.is_owner(out) || live.roots[out] != out || group[out] != out) {  // (or folded already)
@@ -356,12 +358,16 @@ template <activation_graph G>
             continue;
         }
         const NodeIndex n = live.intervals[out].def;
-        if (marked != n) {  // each node's inputs are walked once
+        if (n >= N) continue;  // not_an_input: no node (an empty graph's included input)
+        if (marked != n) {  // each node's inputs and outputs are walked once
             marked = n;
             for (auto x : T::node_inputs(g, n))
                 if (const auto v = to_value_id(x, V)) read_by[*v] = n;
+            for (auto x : T::node_outputs(g, n))
+                if (const auto v = to_value_id(x, V)) made_by[*v] = n;
         }
-        if (read_by[in] != n) continue;  // not_an_input
+        // An included graph input has def 0 but no producer: no node writes it.
+        if (made_by[out] != n || read_by[in] != n) continue;  // not_an_input
         const ValueId r = find(live.roots[in]);
         if (!live.is_owner(live.roots[in])) result[h] = InplaceResult::input_not_owner;
         else if (output_root[r]) result[h] = InplaceResult::input_is_graph_output;

@@ -1,0 +1,223 @@
+// Hostile input, third round: in-place folds, empty buffers, sparse times and
+// the messages of the surfaces added since the second round. Each test fails
+// on the code before its fix (the comment says how).
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support.hpp"
+
+using orm::InplaceResult;
+using orm::PlanError;
+using orm::ValidateError;
+using test::f32;
+
+namespace {
+
+// Node 0 reads b, node 1 reads a and c; a and b are graph inputs.
+ir::Graph two_inputs() {
+    ir::Builder bld("two_inputs");
+    for (auto name : {"a", "b", "c", "y"}) bld.tensor(name, f32, {16});
+    bld.input("a").input("b").node("Relu", {"b"}, {"c"}).node("Add", {"a", "c"}, {"y"}).output("y");
+    return bld.build();
+}
+
+// One node (C) reads x and y and writes q and p, q's id below p's; q dies at
+// D, p lives on to E.
+ir::Graph two_by_two() {
+    ir::Builder bld("two_by_two");
+    for (auto name : {"x", "y", "q", "p", "r", "z"}) bld.tensor(name, f32, {16});
+    bld.input("s").node("A", {"s"}, {"x"}).node("B", {"s"}, {"y"}).node("C", {"x", "y"}, {"q", "p"});
+    bld.node("D", {"q"}, {"r"}).node("E", {"p", "r"}, {"z"}).output("z");
+    return bld.build();
+}
+
+std::string why(const auto& r) { return r ? std::string("valid") : r.error().message(); }
+
+}  // namespace
+
+// ---- 1. an in-place hint whose output is a graph input ----
+
+TEST_CASE("in place: a graph input is written by no node, so a hint naming it as the output is not_an_input") {
+    // Before: with include_graph_inputs, {a <- b} was taken (a and b at one
+    // offset while both live, and both validators agreed), and {b <- b}
+    // failed compute_liveness with a view cycle the caller never made.
+    const auto g = two_inputs();
+    const ValueId a = test::id(g, "a"), b = test::id(g, "b");
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions o;
+    o.include_graph_inputs = true;
+    o.inplace = {{a, b}, {b, b}};
+    auto result = orm::explain_inplace(g, {}, o);
+    REQUIRE(result.has_value());
+    CHECK(*result == std::vector<InplaceResult>{InplaceResult::not_an_input, InplaceResult::not_an_input});
+    auto live = orm::compute_liveness(g, {}, o);
+    REQUIRE(live.has_value());
+    CHECK(live->inplace.empty());
+    const auto plan = test::plan_ok(g, {}, o);
+    CHECK(plan.slot_of(a) != plan.slot_of(b));
+    auto arena = orm::plan_arena(g, {}, oracle, o);
+    REQUIRE(arena.has_value());
+    CHECK(arena->plan().offsets[a] != arena->plan().offsets[b]);
+    CHECK(orm::validate_arena(g, {}, arena->plan(), oracle, 64, o).has_value());
+
+    // A liveness that claims the fold anyway (a as b's bytes) is refused:
+    // no node writes a.
+    orm::ViewMap as_view;
+    as_view.insert(a, b);
+    auto forged = orm::compute_liveness(g, as_view, o);
+    REQUIRE(forged.has_value());
+    forged->inplace = {a};
+    const auto r = orm::validate_liveness(g, {}, *forged, o);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ValidateError::Kind::bad_inplace);
+    CHECK(r.error().value == a);
+
+    // An empty graph: an included input with a hint on itself (there is no
+    // node 0 to read).
+    ir::Builder empty("empty");
+    empty.tensor("x", f32, {4}).input("x").output("x");
+    const auto e = empty.build();
+    orm::PlanOptions eo;
+    eo.include_graph_inputs = true;
+    eo.inplace = {{0, 0}};
+    auto none = orm::explain_inplace(e, {}, eo);
+    REQUIRE(none.has_value());
+    CHECK(*none == std::vector<InplaceResult>{InplaceResult::not_an_input});
+}
+
+// ---- 2. several outputs of one node, hints in any order ----
+
+TEST_CASE("in place: the validators read each fold's input from the liveness, whatever the hints' order") {
+    // Before: the planner folded p over x and q over y (hint order), and the
+    // validators, walking folds by id, paired q with x and rejected the
+    // planner's correct plan.
+    const auto g = two_by_two();
+    const ValueId x = test::id(g, "x"), y = test::id(g, "y"), q = test::id(g, "q"), p = test::id(g, "p");
+    REQUIRE(q < p);
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions o;
+    o.inplace = {{p, x}, {q, x}, {q, y}};
+    auto result = orm::explain_inplace(g, {}, o);
+    REQUIRE(result.has_value());
+    CHECK(*result == std::vector<InplaceResult>{InplaceResult::taken, InplaceResult::input_read_later, InplaceResult::taken});
+    auto live = orm::compute_liveness(g, {}, o);
+    REQUIRE(live.has_value());
+    CHECK(live->roots[p] == x);
+    CHECK(live->roots[q] == y);
+    CHECK(orm::validate_liveness(g, {}, *live, o).has_value());
+    const auto plan = test::plan_ok(g, {}, o);  // validates
+    CHECK(plan.slot_of(p) == std::nullopt);
+    auto arena = orm::plan_arena(g, {}, oracle, o);
+    REQUIRE(arena.has_value());
+    INFO(why(orm::validate_arena(g, {}, arena->plan(), oracle, 64, o)));
+    CHECK(orm::validate_arena(g, {}, arena->plan(), oracle, 64, o).has_value());
+}
+
+TEST_CASE("in place: a liveness whose folds or ends were edited is refused by validate_liveness") {
+    // Before: with every pairing hinted and x's and y's ends swapped, the
+    // validator re-paired the folds its own way, found every read covered,
+    // and accepted; plan_activations(Liveness) then let r take bytes that
+    // p (folded into x) still held.
+    const auto g = two_by_two();
+    const ValueId x = test::id(g, "x"), y = test::id(g, "y"), q = test::id(g, "q"), p = test::id(g, "p");
+    orm::PlanOptions o;
+    o.inplace = {{p, x}, {p, y}, {q, x}, {q, y}};
+    auto live = orm::compute_liveness(g, {}, o);
+    REQUIRE(live.has_value());
+    REQUIRE(live->roots[p] == x);
+    REQUIRE(live->roots[q] == y);
+    CHECK(live->intervals[x].use_end == 4);  // p is read by E
+    CHECK(live->intervals[y].use_end == 3);  // q by D
+    REQUIRE(orm::validate_liveness(g, {}, *live, o).has_value());
+
+    auto swapped = *live;
+    std::swap(swapped.intervals[x].use_end, swapped.intervals[y].use_end);
+    const auto r = orm::validate_liveness(g, {}, swapped, o);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ValidateError::Kind::view_outlives_source);
+    CHECK(r.error().value == p);
+
+    // Roots that say otherwise than the folds and views.
+    auto rerooted = *live;
+    rerooted.roots[p] = y;
+    const auto e = orm::validate_liveness(g, {}, rerooted, o);
+    REQUIRE_FALSE(e.has_value());
+
+    // An owner whose interval starts after the node that writes it.
+    auto late = *live;
+    const ValueId r_value = test::id(g, "r");
+    late.intervals[r_value].def = 4;
+    late.intervals[r_value].use_end = 4;
+    std::sort(late.owners.begin(), late.owners.end(), [&](ValueId u, ValueId v) {
+        return std::pair{late.intervals[u].def, u} < std::pair{late.intervals[v].def, v};
+    });
+    late.allocation_order = late.owners;
+    REQUIRE(orm::check_liveness(late).has_value());
+    const auto l = orm::validate_liveness(g, {}, late, o);
+    REQUIRE_FALSE(l.has_value());
+    CHECK(l.error().kind == ValidateError::Kind::plan_error);
+}
+
+TEST_CASE("in place: random hint orders on many-output nodes always give plans the validators accept") {
+    // A node with k inputs, each produced alone and dying there, and m
+    // outputs; every (output, input) pair hinted, shuffled.
+    std::mt19937_64 rng(20261205);
+    for (int trial = 0; trial < 300; ++trial) {
+        const std::size_t k = 1 + rng() % 4, m = 1 + rng() % 4;
+        ir::Builder bld("many");
+        std::vector<std::string> ins, outs;
+        for (std::size_t i = 0; i < k; ++i) ins.push_back("i" + std::to_string(i));
+        for (std::size_t j = 0; j < m; ++j) outs.push_back("o" + std::to_string(m - 1 - j));  // ids in reverse name order
+        for (const auto& name : outs) bld.tensor(name, f32, {static_cast<std::int64_t>(4 + rng() % 8)});
+        for (const auto& name : ins) bld.tensor(name, f32, {static_cast<std::int64_t>(4 + rng() % 8)});
+        bld.input("s");
+        for (const auto& name : ins) bld.node("P", {"s"}, {name});
+        ir::Graph g0 = bld.build();
+        // The node itself, then one reader per output, in a random order.
+        std::vector<ValueId> in_ids, out_ids;
+        for (const auto& name : ins) in_ids.push_back(test::id(g0, name));
+        for (const auto& name : outs) out_ids.push_back(test::id(g0, name));
+        ir::Graph g = g0;
+        g.add_node("N", in_ids, out_ids);
+        std::vector<ValueId> readers = out_ids;
+        std::shuffle(readers.begin(), readers.end(), rng);
+        for (ValueId v : readers) {
+            const ValueId z = g.value("z" + std::to_string(v));
+            const std::vector<ir::DimSpec> four{ir::DimSpec(4)};
+            g.set_type(z, f32, four);
+            g.add_node("R", std::vector<ValueId>{v}, std::vector<ValueId>{z});
+            g.mark_output(z);
+        }
+        orm::PlanOptions o;
+        for (ValueId out : out_ids)
+            for (ValueId in : in_ids) o.inplace.push_back({out, in});
+        std::shuffle(o.inplace.begin(), o.inplace.end(), rng);
+        const auto oracle = orm::static_size_oracle(g);
+        auto live = orm::compute_liveness(g, {}, o);
+        REQUIRE(live.has_value());
+        INFO("trial " << trial << ": " << why(orm::validate_liveness(g, {}, *live, o)));
+        REQUIRE(orm::validate_liveness(g, {}, *live, o).has_value());
+        CHECK(live->inplace.size() == std::min(k, m));
+        auto slots = orm::plan_activations(g, {}, oracle, o);
+        REQUIRE(slots.has_value());
+        CHECK(orm::validate(g, {}, slots->plan(), oracle, o).has_value());
+        auto arena = orm::plan_arena(g, {}, oracle, o);
+        REQUIRE(arena.has_value());
+        CHECK(orm::validate_arena(g, {}, arena->plan(), oracle, 64, o).has_value());
+        // Two folded outputs read at different times, their targets swapped
+        // in the liveness (intervals kept): refused.
+        if (live->inplace.size() >= 2) {
+            const ValueId u = live->inplace[0], w = live->inplace[1];
+            auto forged = *live;
+            std::swap(forged.roots[u], forged.roots[w]);
+            CHECK_FALSE(orm::validate_liveness(g, {}, forged, o).has_value());
+        }
+    }
+}
+
