@@ -221,3 +221,107 @@ TEST_CASE("in place: random hint orders on many-output nodes always give plans t
     }
 }
 
+// ---- 3. empty buffers: one rule everywhere ----
+
+TEST_CASE("empty buffers lie in the arena like any other: planners, bound and validators agree") {
+    // Before: the planners ended the arena at the highest non-empty buffer,
+    // so plan_offsets of one empty buffer pinned at 512 said arena 0 (bound
+    // 512) and validate_offsets rejected the library's own plan.
+    using orm::Buffer;
+    const std::vector<Buffer> pinned_empty = {{0, 0, 0, 512}};
+    auto p = orm::plan_offsets(pinned_empty);
+    REQUIRE(p.has_value());
+    CHECK(p->arena_bytes == 512);
+    CHECK(p->lower_bound_bytes == 512);
+    CHECK(p->offsets[0] == 512);
+    CHECK(orm::validate_offsets(pinned_empty, *p, 64).has_value());
+    // A free empty buffer sits at 0, whatever the strategies chose.
+    const std::vector<Buffer> mixed = {{13, 0, 3}, {0, 1, 2}, {2047, 0, 4}, {0, 4, 4}, {5, 2, 4}};
+    auto m = orm::plan_offsets(mixed);
+    REQUIRE(m.has_value());
+    CHECK(m->offsets[1] == 0);
+    CHECK(m->offsets[3] == 0);
+    CHECK(orm::validate_offsets(mixed, *m, 64).has_value());
+    // An empty buffer past the arena is still refused.
+    auto past = *m;
+    past.offsets[1] = (m->arena_bytes / 64 + 1) * 64;
+    CHECK(orm::validate_offsets(mixed, past, 64).error().kind == ValidateError::Kind::outside_arena);
+
+    // A graph: an empty owner pinned at 512, and the slot plan laid out
+    // when its last slot is empty (e opens it, while a and b hold the others).
+    ir::Builder bld("empty_owner");
+    bld.tensor("a", f32, {13}).tensor("b", f32, {1}).tensor("e", f32, {0}).tensor("y", f32, {1});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"b", "e"}).node("C", {"b", "e"}, {"y"}).output("y");
+    const auto g = bld.build();
+    const auto oracle = orm::static_size_oracle(g);
+    const ValueId e = test::id(g, "e");
+    orm::PlanOptions pin;
+    pin.pinned = {{e, 512}};
+    auto arena = orm::plan_arena(g, {}, oracle, pin);
+    REQUIRE(arena.has_value());
+    CHECK(arena->plan().offsets[e] == 512);
+    CHECK(arena->plan().arena_bytes == 512);  // the rest fits below e's address
+    CHECK(arena->plan().proven_bound_bytes == 512);
+    CHECK(orm::validate_arena(g, {}, arena->plan(), oracle, 64, pin).has_value());
+    auto live = orm::compute_liveness(g, {});
+    auto slots = orm::plan_activations(*live, oracle);
+    REQUIRE(test::capacities(slots->plan()) == std::vector<std::size_t>{52, 4, 0});
+    auto laid = orm::arena_from_slots(*live, slots->plan(), 32);  // slot 2 was at 96, past the arena's 68
+    REQUIRE(laid.has_value());
+    CHECK(laid->offsets[e] == 0);
+    CHECK(laid->arena_bytes == 68);
+    CHECK(orm::validate_arena(g, {}, *laid, oracle, 32).has_value());
+}
+
+TEST_CASE("property: random problems with empty buffers and pins give plans their validators accept") {
+    using orm::Buffer;
+    std::mt19937_64 rng(37);
+    for (int trial = 0; trial < 2000; ++trial) {
+        const std::size_t n = 1 + rng() % 12, alignment = std::size_t{1} << (rng() % 7);
+        std::vector<Buffer> buffers;
+        std::size_t pin_top = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            Buffer b;
+            b.size = rng() % 3 == 0 ? 0 : 1 + rng() % 300;
+            b.first = static_cast<orm::NodeIndex>(rng() % 10);
+            b.last = b.first + static_cast<orm::NodeIndex>(rng() % 5);
+            if (rng() % 4 == 0) {  // pinned above every earlier pin: they never overlap
+                b.pinned = (pin_top / alignment + rng() % 4) * alignment;
+                pin_top = b.pinned + b.size + alignment;
+            }
+            buffers.push_back(b);
+        }
+        orm::ArenaOptions o;
+        o.alignment = alignment;
+        auto plan = orm::plan_offsets(buffers, o);
+        REQUIRE(plan.has_value());
+        INFO("trial " << trial << ": " << why(orm::validate_offsets(buffers, *plan, alignment)));
+        CHECK(orm::validate_offsets(buffers, *plan, alignment).has_value());
+        CHECK(plan->lower_bound_bytes <= plan->arena_bytes);
+        for (std::size_t i = 0; i < n; ++i)
+            if (buffers[i].size == 0 && buffers[i].pinned == orm::no_offset) CHECK(plan->offsets[i] == 0);
+        // The same problem as a graph's owners (views none), through the slots
+        // laid out: valid at every alignment.
+        auto slots = orm::plan_slots(buffers);
+        REQUIRE(slots.has_value());
+        orm::Liveness live;
+        live.intervals.resize(n);
+        live.roots.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            live.intervals[i] = {buffers[i].first, buffers[i].last};
+            live.roots[i] = static_cast<ValueId>(i);
+            live.owners.push_back(static_cast<ValueId>(i));
+            live.last_position = std::max(live.last_position, buffers[i].last);
+        }
+        std::stable_sort(live.owners.begin(), live.owners.end(),
+                         [&](ValueId a, ValueId b) { return buffers[a].first < buffers[b].first; });
+        live.allocation_order = live.owners;
+        auto laid = orm::arena_from_slots(live, *slots, alignment);
+        REQUIRE(laid.has_value());
+        std::vector<Buffer> free = buffers;
+        for (auto& b : free) b.pinned = orm::no_offset;
+        orm::OffsetPlan as_offsets{laid->offsets, laid->arena_bytes};
+        CHECK(orm::validate_offsets(free, as_offsets, alignment).has_value());
+    }
+}
+

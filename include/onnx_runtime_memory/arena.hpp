@@ -33,27 +33,40 @@ inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets)
         if (live.roots[v] != v && live.is_owner(live.roots[v])) offsets[v] = offsets[live.roots[v]];
 }
 
+// Slot k at the sum of the aligned capacities of slots 0 .. k-1, an empty
+// slot at 0 (its owners hold no bytes, and every offset stays inside the
+// arena); returns where the last non-empty slot's bytes end, or nullopt if
+// that overflows.
+[[nodiscard]] inline std::optional<std::size_t> lay_out_slots(const std::vector<SlotInfo>& slots, std::size_t alignment,
+                                                              std::vector<std::size_t>& slot_offset) {
+    slot_offset.resize(slots.size());
+    std::size_t top = 0, end = 0;
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+        const std::size_t capacity = slots[s].capacity;
+        slot_offset[s] = capacity > 0 ? top : 0;
+        std::size_t c = 0;
+        if (align_up_overflows(capacity, alignment, c) || add_overflows(top, c, top)) return std::nullopt;
+        if (capacity > 0) end = slot_offset[s] + capacity;
+    }
+    return end;
+}
+
 }  // namespace detail
 
 // Lays a slot plan out in one arena: slot k at the sum of the (aligned)
-// capacities of slots 0 .. k-1; each owner at its slot's offset, each view
-// at its root's; the arena ends where the last non-empty slot's bytes end.
-// What the executor does with a slot plan and one allocation.
+// capacities of slots 0 .. k-1 (an empty slot at 0); each owner at its
+// slot's offset, each view at its root's; the arena ends where the last
+// non-empty slot's bytes end. What the executor does with a slot plan and
+// one allocation.
 [[nodiscard]] inline expected<ArenaPlan, PlanError> arena_from_slots(const Liveness& live, const ActivationPlan& plan,
                                                                      std::size_t alignment = 64) {
     if (auto ok = check_liveness(live); !ok) return unexpected(ok.error());
     alignment = detail::alignment_or_one(alignment);
-    std::vector<std::size_t> slot_offset(plan.slots.size());
-    std::size_t top = 0, end = 0;
-    for (std::size_t s = 0; s < plan.slots.size(); ++s) {
-        slot_offset[s] = top;
-        std::size_t c = 0;
-        if (detail::align_up_overflows(plan.slots[s].capacity, alignment, c) || detail::add_overflows(top, c, top))
-            return unexpected(make_plan_error(PlanError::Kind::size_overflow));
-        if (plan.slots[s].capacity > 0) end = slot_offset[s] + plan.slots[s].capacity;
-    }
+    std::vector<std::size_t> slot_offset;
+    const auto end = detail::lay_out_slots(plan.slots, alignment, slot_offset);
+    if (!end) return unexpected(make_plan_error(PlanError::Kind::size_overflow));
     ArenaPlan arena;
-    arena.arena_bytes = end;
+    arena.arena_bytes = *end;
     arena.alignment = alignment;
     arena.strategy = ArenaStrategy::slots;
     arena.offsets.assign(live.value_count(), no_offset);
@@ -208,7 +221,7 @@ public:
         const detail::ArenaBound bound = detail::arena_bound(columns_, born_, dying_);
         bound_ = bound.bytes;
         detail::place_buffers(columns_, options_, bound.rounded, space_, placed_);
-        const std::size_t placed_end = detail::arena_end(columns_, placed_.offset);
+        const std::size_t placed_end = detail::settle_arena(columns_, placed_.offset);
         out.offsets.assign(live_.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);
         out.dynamic_values.clear();
@@ -244,16 +257,7 @@ private:
     std::size_t slots_laid_out(std::size_t naive, std::size_t alignment, std::size_t beat) {
         if (!detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_, beat))
             return detail::size_max;
-        slot_offset_.resize(slots_.slots.size());
-        std::size_t top = 0;
-        slot_end_ = 0;
-        for (std::size_t s = 0; s < slots_.slots.size(); ++s) {
-            slot_offset_[s] = top;
-            std::size_t c = 0;
-            if (detail::align_up_overflows(slots_.slots[s].capacity, alignment, c) || detail::add_overflows(top, c, top))
-                return detail::size_max;
-            if (slots_.slots[s].capacity > 0) slot_end_ = slot_offset_[s] + slots_.slots[s].capacity;
-        }
+        slot_end_ = detail::lay_out_slots(slots_.slots, alignment, slot_offset_).value_or(detail::size_max);
         return slot_end_;
     }
 

@@ -84,9 +84,9 @@ namespace detail {
         PlaceSpace space;  // freed before the plan's offsets are allocated
         place_buffers(b, options, bound.rounded, space, placement);
     }
+    plan.arena_bytes = settle_arena(b, placement.offset);
     plan.offsets.assign(b.count(), 0);
     for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
-    plan.arena_bytes = arena_end(b, placement.offset);
     plan.proven_bound_bytes = proven_bytes(b, bound, placement.proven);
     plan.strategy = placement.strategy;
     return plan;

@@ -161,12 +161,18 @@ inline void compress_times(Buffers& b) {
     return std::max(bound.bytes, proven - std::min(proven, most));
 }
 
-// Where a placement's arena ends: the highest end of a buffer's own bytes
-// (the rounding of the top one is not needed).
-[[nodiscard]] inline std::size_t arena_end(const Buffers& b, const std::vector<std::size_t>& offset) {
+// Settles a placement's empty buffers and returns where its arena ends:
+// the highest end of a buffer's own bytes (the rounding of the top one is
+// not needed). An empty buffer meets nothing but, like any buffer, lies in
+// the arena (offset <= arena_bytes): a free one goes to offset 0, wherever
+// a strategy put it, and a pinned one stays at its pin, which the arena
+// then reaches (as the bound does: Buffers::pinned_end).
+[[nodiscard]] inline std::size_t settle_arena(const Buffers& b, std::vector<std::size_t>& offset) {
     std::size_t end = 0;
-    for (std::size_t i = 0; i < b.count(); ++i)
-        if (b.size[i] > 0) end = std::max(end, offset[i] + (b.size[i] - b.slack[i]));
+    for (std::size_t i = 0; i < b.count(); ++i) {
+        if (b.size[i] == 0 && !b.is_pinned(i)) offset[i] = 0;
+        end = std::max(end, offset[i] + (b.size[i] - b.slack[i]));
+    }
     return end;
 }
 
