@@ -35,12 +35,15 @@ struct LowerBounds {
 
 // Both lower bounds for buffer records. `alignment` (0 counts as 1) rounds
 // sizes up for the offset bound, as plan_offsets places them. A malformed
-// record is PlanError::bad_buffer. Sums saturate at SIZE_MAX. O(n log n + T).
+// record is PlanError::bad_buffer. Sums saturate at SIZE_MAX. O(n log n),
+// whatever the time stamps (sparse ones are ranked first). Pins are not
+// read: plan_offsets' lower_bound_bytes counts them.
 [[nodiscard]] inline expected<LowerBounds, PlanError> lower_bounds(std::span<const Buffer> buffers,
                                                                    std::size_t alignment = 1) {
     if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
-    return LowerBounds{detail::arena_bound(buffers, detail::alignment_or_one(alignment)).bytes,
-                       detail::slot_bound(buffers)};
+    std::vector<Buffer> ranked;
+    const auto dense = detail::dense_times(buffers, ranked);
+    return LowerBounds{detail::arena_bound(dense, detail::alignment_or_one(alignment)).bytes, detail::slot_bound(dense)};
 }
 
 // Both lower bounds for a liveness and this run's sizes, or nullopt when

@@ -157,10 +157,13 @@ inline void assign_slots_by_size(const Liveness& live, const std::vector<std::si
 // the owners of a slot it could join, then the larger; it joins that slot
 // (which grows to its size if smaller), else opens one. Each slot keeps its
 // owners' intervals by def; an owner keeps its nearest slot, recomputed
-// over every slot when that one gets an owner it meets.
-// O(n (n + slots) log n).
+// over every slot when that one gets an owner it meets. Gaps are measured
+// on `timed` (by value id) when given: the caller's own time stamps when
+// the liveness holds their ranks (plan_slots of records), which keep every
+// meeting but not the gaps. O(n (n + slots) log n).
 inline void assign_slots_by_distance(const Liveness& live, const std::vector<std::size_t>& sizes,
-                                     std::size_t naive_bytes, ActivationPlan& plan) {
+                                     std::size_t naive_bytes, ActivationPlan& plan, std::span<const Interval> timed = {}) {
+    const auto time_of = [&](ValueId v) { return timed.empty() ? live.intervals[v] : timed[v]; };
     const auto& owners = live.owners;
     const std::size_t n = owners.size();
     std::vector<Buffer> records(n);
@@ -189,7 +192,7 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
         std::size_t pick = n;
         for (std::size_t k = 0; k < n; ++k)
             if (!placed[k] && (pick == n || before(k, pick))) pick = k;
-        const Interval iv = live.intervals[owners[pick]];
+        const Interval iv = time_of(owners[pick]);
         const bool opens = nearest[pick].gap == size_max;
         const std::uint32_t s = opens ? static_cast<std::uint32_t>(taken.size()) : nearest[pick].slot;
         if (opens) {
@@ -202,7 +205,7 @@ inline void assign_slots_by_distance(const Liveness& live, const std::vector<std
         placed[pick] = 1;
         for (std::size_t k = 0; k < n; ++k) {
             if (placed[k]) continue;
-            const Interval other = live.intervals[owners[k]];
+            const Interval other = time_of(owners[k]);
             const std::size_t g = gap_to(taken[s], other);
             if (g < nearest[k].gap) {
                 nearest[k] = {g, s};
@@ -264,12 +267,17 @@ void assign_with_scratch(const Liveness& live, const std::vector<std::size_t>& s
 // fit, growth, by size, by distance; by distance only where its n^2 steps
 // fit in 1,024 per owner, at least 4,096 owners' worth, as the arena's
 // strategies are budgeted). Each node's scratch is planned with the owners.
+// `timed`: the times by distance measures gaps on (see there; no scratch
+// then).
 inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, const std::vector<std::size_t>& sizes,
-                                 std::size_t naive_bytes, ActivationPlan& plan, std::span<const std::size_t> scratch = {}) {
+                                 std::size_t naive_bytes, ActivationPlan& plan, std::span<const std::size_t> scratch = {},
+                                 std::span<const Interval> timed = {}) {
+    const auto by_distance = [timed](const Liveness& l, const std::vector<std::size_t>& b, std::size_t naive,
+                                     ActivationPlan& p) { assign_slots_by_distance(l, b, naive, p, timed); };
     if (strategy == SlotStrategy::greedy_by_size)
         return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, assign_slots_by_size);
     if (strategy == SlotStrategy::greedy_by_distance)
-        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, assign_slots_by_distance);
+        return assign_with_scratch(live, sizes, naive_bytes, scratch, plan, by_distance);
     Schedule schedule;
     make_schedule(live, schedule);
     SlotPool pool;
@@ -285,7 +293,7 @@ inline void assign_slots_offline(SlotStrategy strategy, const Liveness& live, co
     std::size_t n = live.owners.size();  // the scratch owners count too
     for (const std::size_t bytes : scratch) n += bytes > 0 ? 1 : 0;
     if (saturating_mul(n, n) <= saturating_mul(1024, std::max<std::size_t>(n, 4096))) {
-        assign_with_scratch(live, sizes, naive_bytes, scratch, other, assign_slots_by_distance);
+        assign_with_scratch(live, sizes, naive_bytes, scratch, other, by_distance);
         keep_least();
     }
 }
@@ -299,7 +307,8 @@ template <SlotStrategy strategy, class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
                                                          UnknownSizes policy = UnknownSizes::defer,
                                                          std::span<const std::size_t> scratch = {},
-                                                         SlotStrategy offline = strategy) {
+                                                         SlotStrategy offline = strategy,
+                                                         std::span<const Interval> timed = {}) {
     auto request = size_for_plan(live, oracle, policy, scratch);
     if (!request) return unexpected(request.error());
     auto& sizes = request->sizes;
@@ -308,7 +317,7 @@ template <SlotStrategy strategy, class Oracle>
     const std::size_t naive = request->naive_bytes;
     ActivationPlan plan;
     if constexpr (strategy != SlotStrategy::best_fit && strategy != SlotStrategy::in_order_growth) {
-        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan, scratch);
+        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan, scratch, timed);
     } else {
         detail::Schedule schedule;
         detail::make_schedule(planned, schedule);
@@ -324,12 +333,14 @@ template <SlotStrategy strategy, class Oracle>
 // when a caller may choose it.
 template <class Oracle>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_slots_by(SlotStrategy strategy, const Liveness& live, Oracle& oracle,
-                                                            UnknownSizes policy, std::span<const std::size_t> scratch) {
+                                                            UnknownSizes policy, std::span<const std::size_t> scratch,
+                                                            std::span<const Interval> timed = {}) {
     switch (strategy) {
         case SlotStrategy::in_order_growth: return plan_slots<SlotStrategy::in_order_growth>(live, oracle, policy, scratch);
         case SlotStrategy::greedy_by_size:
         case SlotStrategy::greedy_by_distance:
-        case SlotStrategy::least: return plan_slots<SlotStrategy::greedy_by_size>(live, oracle, policy, scratch, strategy);
+        case SlotStrategy::least:
+            return plan_slots<SlotStrategy::greedy_by_size>(live, oracle, policy, scratch, strategy, timed);
         case SlotStrategy::best_fit: break;
     }
     return plan_slots<SlotStrategy::best_fit>(live, oracle, policy, scratch);
@@ -352,13 +363,17 @@ template <size_oracle Oracle>
 // Slots without a graph: buffer record i (size, first, last) is owner i,
 // and the slot planner walks the records as it walks a graph's owners (by
 // first, then index); pins are ignored (slots have no offsets). A malformed
-// record is PlanError::bad_buffer naming it. O(n log n).
+// record is PlanError::bad_buffer naming it. O(n log n) for best fit,
+// whatever the time stamps: sparse ones are ranked first, which gives the
+// same plan (greedy by distance still measures its gaps on the caller's).
 // (A template only so that a translation unit that never calls it does not
 // compile the slot planner for it.)
 template <int = 0>
-[[nodiscard]] expected<ActivationPlan, PlanError> plan_slots(std::span<const Buffer> buffers,
+[[nodiscard]] expected<ActivationPlan, PlanError> plan_slots(std::span<const Buffer> records,
                                                              SlotStrategy strategy = SlotStrategy::best_fit) {
-    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ok.error());
+    if (auto ok = detail::check_buffers(records); !ok) return unexpected(ok.error());
+    std::vector<Buffer> ranked;
+    const auto buffers = detail::dense_times(records, ranked);
     Liveness live;
     const std::size_t n = buffers.size();
     live.intervals.resize(n);
@@ -372,7 +387,11 @@ template <int = 0>
     }
     detail::sort_by(live.owners, [&](ValueId v) { return buffers[v].first; });
     live.allocation_order = live.owners;
-    auto status = plan_activations(live, [&](ValueId v) { return std::optional<std::size_t>(buffers[v].size); }, strategy);
+    std::vector<Interval> timed;  // the caller's times, where the liveness holds ranks
+    if (!ranked.empty())
+        for (const Buffer& r : records) timed.push_back(Interval{r.first, r.last});
+    const auto oracle = [&](ValueId v) { return std::optional<std::size_t>(buffers[v].size); };
+    auto status = detail::plan_slots_by(strategy, live, oracle, UnknownSizes::defer, {}, timed);
     if (!status) return unexpected(status.error());
     return std::move(*status).plan();
 }

@@ -56,19 +56,9 @@ struct Buffers {
 // when the time span exceeds four positions per buffer.
 inline void compress_times(Buffers& b) {
     const std::size_t n = b.count();
-    if (b.positions() <= 4 * n) return;
-    auto& times = b.times;
-    times.assign(b.def.begin(), b.def.end());
-    times.insert(times.end(), b.end.begin(), b.end.end());
-    std::sort(times.begin(), times.end());
-    times.erase(std::unique(times.begin(), times.end()), times.end());
-    const auto rank = [&](NodeIndex t) {
-        return static_cast<NodeIndex>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
-    };
-    for (std::size_t i = 0; i < n; ++i) {
-        b.def[i] = rank(b.def[i]);
-        b.end[i] = rank(b.end[i]);
-    }
+    if (!sparse_times(b.positions(), n)) return;
+    rank_times(n, [&](std::size_t i) -> NodeIndex& { return b.def[i]; }, [&](std::size_t i) -> NodeIndex& { return b.end[i]; },
+               b.times);
 }
 
 // Pinned records must not share bytes while both are live (sizes as placed,

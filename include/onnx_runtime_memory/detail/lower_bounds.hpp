@@ -34,6 +34,49 @@ namespace onnx_runtime_memory::detail {
     return end;
 }
 
+// Replaces each first and last time of n records (reached through
+// first(i) and last(i), which return references) by its rank among the
+// distinct ones: every meeting, and the order of every two times, is kept,
+// so every plan and bound over the records is the same, but a walk over
+// positions costs O(n), not O(time span). `times` is working memory.
+// O(n log n).
+template <class First, class Last>
+void rank_times(std::size_t n, First&& first, Last&& last, std::vector<NodeIndex>& times) {
+    times.clear();
+    times.reserve(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        times.push_back(first(i));
+        times.push_back(last(i));
+    }
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
+    const auto rank = [&](NodeIndex t) {
+        return static_cast<NodeIndex>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        first(i) = rank(first(i));
+        last(i) = rank(last(i));
+    }
+}
+
+// Whether times this sparse are worth ranking: more than four positions per
+// record.
+[[nodiscard]] constexpr bool sparse_times(std::size_t span, std::size_t n) noexcept { return span > 4 * n; }
+
+// The records with ranked times when theirs are sparse (into `ranked`),
+// else the records themselves: what the graph-free functions that walk
+// positions (the slot plan, the lower bounds) read, so that they are
+// O(n log n) whatever the time stamps.
+[[nodiscard]] inline std::span<const Buffer> dense_times(std::span<const Buffer> buffers, std::vector<Buffer>& ranked) {
+    const std::size_t n = buffers.size();
+    if (!sparse_times(time_span(buffers), n)) return buffers;
+    ranked.assign(buffers.begin(), buffers.end());
+    std::vector<NodeIndex> times;
+    rank_times(n, [&](std::size_t i) -> NodeIndex& { return ranked[i].first; },
+               [&](std::size_t i) -> NodeIndex& { return ranked[i].last; }, times);
+    return ranked;
+}
+
 // The least arena a placement at aligned offsets needs. At one position
 // the live buffers lie one above another, each taking its size rounded up
 // to the alignment except the one on top: the arena ends where its bytes
