@@ -102,7 +102,7 @@ TEST_CASE("validate_arena: every corruption is caught with its own error") {
     };
     auto p = good;
     p.offsets[b] = orm::no_offset;
-    CHECK(rejected(p).kind == Kind::missing_assignment);
+    CHECK(rejected(p).kind == Kind::missing_offset);
     p = good;
     p.offsets[b] = 65;
     CHECK(rejected(p).kind == Kind::misaligned_offset);

@@ -59,8 +59,11 @@ TEST_CASE("outputs outside the arena: an output and what it aliases are not plan
     CHECK((*table)[test::id(g, "y")].kind == ValueKind::view);
     CHECK((*table)[test::id(g, "y")].root == test::id(g, "b"));
     CHECK((*table)[test::id(g, "y")].slot.is_none());
-    // A plan that keeps b in the arena does not pass as one with outputs outside: its totals count b.
-    CHECK(orm::validate(g, views, in_arena, oracle, external).error().kind == orm::ValidateError::Kind::wrong_naive_bytes);
+    // A plan that keeps b in the arena does not pass as one with outputs outside: it places b.
+    const auto placed = orm::validate(g, views, in_arena, oracle, external);
+    REQUIRE_FALSE(placed.has_value());
+    CHECK(placed.error().kind == orm::ValidateError::Kind::external_placed);
+    CHECK(placed.error().value == test::id(g, "b"));
 }
 
 TEST_CASE("dynamic values: the rest is planned, they share memory with nothing") {
@@ -329,7 +332,7 @@ TEST_CASE("pinned owners: the arena keeps the caller's offsets, validate_arena c
         CHECK(orm::plan_arena(g, views, oracle, twice).error().kind == orm::PlanError::Kind::bad_pin);
         auto misaligned = o;
         misaligned.pinned = {{b, 32}};
-        CHECK(orm::plan_arena(g, views, oracle, misaligned).error().kind == orm::PlanError::Kind::bad_pin);
+        CHECK(orm::plan_arena(g, views, oracle, misaligned).error().kind == orm::PlanError::Kind::pin_misaligned);
     }
     SECTION("pins that overlap while live name both owners") {
         auto clash = o;

@@ -362,3 +362,126 @@ TEST_CASE("plan_slots and lower_bounds over records rank sparse times: no table 
     }
 }
 
+namespace {
+constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
+}  // namespace
+
+// ---- 6. scratch overflow names the node; plan_arena and ArenaPlanner agree ----
+
+TEST_CASE("a scratch total that overflows names the node, and the re-planner decides as plan_arena does") {
+    ir::Builder bld("scratchy");
+    for (auto name : {"a", "y"}) bld.tensor(name, f32, {4});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"y"}).output("y");
+    const auto g = bld.build();
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions o;
+    o.scratch_bytes = {0, size_max - 10};  // with a and y (16 bytes each), past SIZE_MAX
+    auto slots = orm::plan_activations(g, {}, oracle, o);
+    REQUIRE_FALSE(slots.has_value());
+    CHECK(slots.error().kind == PlanError::Kind::size_overflow);
+    CHECK(slots.error().node == 1);
+    CHECK(slots.error().message() == "the byte total overflows std::size_t when adding the scratch of node 1");
+    auto arena = orm::plan_arena(g, {}, oracle, o);
+    REQUIRE_FALSE(arena.has_value());
+    CHECK(arena.error() == slots.error());
+    auto planner = orm::ArenaPlanner::create(g, {}, o);
+    REQUIRE(planner.has_value());
+    orm::ArenaPlan out;
+    CHECK(planner->plan(oracle, out).error() == slots.error());
+
+    // With a size unknown, both defer (no total, so no overflow of one).
+    // Before: plan_arena reported the overflow while ArenaPlanner deferred.
+    const auto unknown_a = [&](ValueId v) -> std::optional<std::size_t> {
+        if (v == test::id(g, "a")) return std::nullopt;
+        return oracle(v);
+    };
+    auto deferred = orm::plan_arena(g, {}, unknown_a, o);
+    REQUIRE(deferred.has_value());
+    CHECK(deferred->is_deferred());
+    auto replanned = planner->plan(unknown_a, out);
+    REQUIRE(replanned.has_value());
+    CHECK(*replanned == orm::ArenaPlanner::Outcome::deferred);
+    auto slot_deferred = orm::plan_activations(g, {}, unknown_a, o);
+    REQUIRE(slot_deferred.has_value());
+    CHECK(slot_deferred->is_deferred());
+}
+
+// ---- 7. messages that name the culprit as the caller wrote it ----
+
+TEST_CASE("graph-free errors name the caller's time stamps, missing offsets and the one pin problem that applies") {
+    using orm::Buffer;
+    // Two pins overlapping at time 5,000,000 (sparse: ranked inside).
+    const std::vector<Buffer> clash = {{64, 1000, 5000000, 0}, {64, 5000000, 9000000, 0}, {64, 7, 8}};
+    auto e = orm::plan_offsets(clash);
+    REQUIRE_FALSE(e.has_value());
+    CHECK(e.error().kind == PlanError::Kind::pins_overlap);
+    CHECK(e.error().node == 5000000);  // before: 1, a compressed rank
+    CHECK(e.error().message() == "pinned value 0 and value 1 share bytes while both are live (at node 5000000)");
+
+    const std::vector<Buffer> two = {{64, 0, 1}, {64, 1, 2}};
+    orm::OffsetPlan missing{{0, orm::no_offset}, 128};
+    const auto r = orm::validate_offsets(two, missing, 64);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ValidateError::Kind::missing_offset);
+    CHECK(r.error().message() == "owner value 1 has no offset in the arena");  // before: "has no slot"
+
+    const std::vector<Buffer> misaligned = {{64, 0, 1, 32}};
+    CHECK(orm::plan_offsets(misaligned).error().message() ==
+          "value 0 is pinned at an offset that is not a multiple of the alignment");
+    const std::vector<Buffer> too_high = {{64, 0, 1}, {64, 0, 1, size_max / 64 * 64 - 64}};
+    CHECK(orm::plan_offsets(too_high).error().message() ==
+          "value 1 is pinned so near SIZE_MAX that the other buffers may not fit above it (its end plus the total "
+          "of the sizes passes SIZE_MAX)");
+}
+
+// ---- 9. decided: external outputs, scratch of no node, a pin at SIZE_MAX ----
+
+TEST_CASE("decided: a placed external output is refused, scratch needs a node, a pin at SIZE_MAX is an error") {
+    ir::Builder bld("small");
+    for (auto name : {"a", "y"}) bld.tensor(name, f32, {4});
+    bld.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"y"}).output("y");
+    const auto g = bld.build();
+    const auto oracle = orm::static_size_oracle(g);
+    const ValueId y = test::id(g, "y");
+
+    // An output declared external but placed by the plan: the executor
+    // would bind it to its own buffer and the arena's bytes alike.
+    orm::PlanOptions external;
+    external.outputs = orm::OutputPlacement::external;
+    auto arena = orm::plan_arena(g, {}, oracle, external);
+    REQUIRE(arena.has_value());
+    REQUIRE(orm::validate_arena(g, {}, arena->plan(), oracle, 64, external).has_value());
+    auto placed = arena->plan();
+    placed.offsets[y] = 0;
+    auto r = orm::validate_arena(g, {}, placed, oracle, 64, external);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ValidateError::Kind::external_placed);
+    CHECK(r.error().value == y);
+    auto slots = orm::plan_activations(g, {}, oracle, external);
+    auto with_slot = slots->plan();
+    with_slot.assignments[y] = orm::SlotId{0};
+    CHECK(orm::validate(g, {}, with_slot, oracle, external).error().kind == ValidateError::Kind::external_placed);
+
+    // Scratch for a node of a graph with none (before: accepted, as node 0).
+    ir::Builder none("no_nodes");
+    none.tensor("x", f32, {4}).input("x").output("x");
+    const auto empty = none.build();
+    orm::PlanOptions scratch;
+    scratch.scratch_bytes = {64};
+    auto s = orm::plan_activations(empty, {}, orm::static_size_oracle(empty), scratch);
+    REQUIRE_FALSE(s.has_value());
+    CHECK(s.error().kind == PlanError::Kind::bad_scratch);
+    CHECK(s.error().node == 0);
+    CHECK(orm::plan_arena(empty, {}, orm::static_size_oracle(empty), scratch).error() == s.error());
+    scratch.scratch_bytes = {0};  // a zero entry asks for nothing
+    CHECK(orm::plan_activations(empty, {}, orm::static_size_oracle(empty), scratch).has_value());
+
+    // A pin at SIZE_MAX (which a Buffer reads as no pin): before, silently
+    // dropped.
+    orm::PlanOptions pin;
+    pin.pinned = {{y, size_max}};
+    auto p = orm::plan_arena(g, {}, oracle, pin);
+    REQUIRE_FALSE(p.has_value());
+    CHECK(p.error().kind == PlanError::Kind::pin_too_high);
+    CHECK(p.error().value == y);
+}

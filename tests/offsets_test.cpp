@@ -254,7 +254,7 @@ TEST_CASE("validate_offsets: every corruption is caught with its own error, by b
     };
     auto p = good;
     p.offsets.pop_back();
-    CHECK(rejected(p).kind == Kind::missing_assignment);
+    CHECK(rejected(p).kind == Kind::missing_offset);
     p = good;
     p.offsets[1] = orm::no_offset;
     CHECK(rejected(p).value == 1);
@@ -347,13 +347,13 @@ TEST_CASE("pins that overlap while live, or off the alignment, are refused by na
     const std::vector<Buffer> misaligned = {{64, 0, 1}, {64, 0, 1, 32}};
     e = orm::plan_offsets(misaligned);
     REQUIRE_FALSE(e.has_value());
-    CHECK(e.error().kind == orm::PlanError::Kind::bad_pin);
+    CHECK(e.error().kind == orm::PlanError::Kind::pin_misaligned);
     CHECK(e.error().value == 1);
     orm::ArenaOptions o;
     o.alignment = 32;
     CHECK(orm::plan_offsets(misaligned, o).has_value());
     const std::vector<Buffer> past_the_end = {{128, 0, 1, SIZE_MAX - 127}};
-    CHECK(orm::plan_offsets(past_the_end).error().kind == orm::PlanError::Kind::bad_pin);
+    CHECK(orm::plan_offsets(past_the_end).error().kind == orm::PlanError::Kind::pin_too_high);
     // A pin so high that the free buffer, placed above it, would end past
     // SIZE_MAX: an error naming the pin (the sweep wrapped it to offset 0
     // before), while one just low enough is planned.
@@ -362,7 +362,7 @@ TEST_CASE("pins that overlap while live, or off the alignment, are refused by na
     const std::vector<Buffer> no_room = {{64, 0, 10}, {64, 0, 10, top - 64}};
     e = orm::plan_offsets(no_room, o);
     REQUIRE_FALSE(e.has_value());
-    CHECK(e.error().kind == orm::PlanError::Kind::bad_pin);
+    CHECK(e.error().kind == orm::PlanError::Kind::pin_too_high);
     CHECK(e.error().value == 1);
     const std::vector<Buffer> room = {{64, 0, 10}, {64, 0, 10, top - 192}};
     const auto fits = orm::plan_offsets(room, o);

@@ -34,6 +34,8 @@ namespace ir {
         case K::view_before_source:
         case K::output_not_produced:
         case K::bad_pin:
+        case K::pin_misaligned:
+        case K::pin_too_high:
         case K::pins_overlap: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);

@@ -17,17 +17,21 @@ struct PlanError {
         cycle,                 // topological_order: `node` is on a dependency cycle
         view_cycle,            // the ViewMap's edges from `value` lead back to `value`
         view_unknown_value,    // a ViewMap edge names `value`, which is not in the graph
-        size_overflow,         // the byte total overflows std::size_t when `value` is added
+        size_overflow,         // the byte total overflows std::size_t when `value` (or `node`'s scratch) is added
         bad_order,             // an execution order that is not a permutation of the nodes (`node` is the culprit)
         view_before_source,    // `node` produces view `value` before its root owner is produced
         output_not_produced,   // graph output `value` is produced by no node and is no graph input or initializer
         bad_liveness,          // a Liveness handed back in is not one compute_liveness makes (`value`: first bad entry)
         bad_buffer,            // buffer record `value` has first > last, or a time past max_graph_ids
         bad_scratch,           // scratch is asked for `node`, which the graph does not have
-        bad_pin,               // `value`'s pinned offset is not a multiple of the alignment, ends so near SIZE_MAX
-                               // that the other buffers may not fit above it (its end plus the total of the
-                               // sizes passes SIZE_MAX), or (a graph) `value` is not an owner planned in the arena
-        pins_overlap,          // pinned `value` and `other` share bytes while both are live (at `node`)
+        bad_pin,               // (a graph) pinned `value` is not an owner planned in the arena, or is pinned
+                               // twice at different offsets
+        pins_overlap,          // pinned `value` and `other` share bytes while both are live (at `node`, the
+                               // caller's position or time stamp)
+        pin_misaligned,        // `value`'s pinned offset is not a multiple of the alignment
+        pin_too_high,          // `value`'s pin ends so near SIZE_MAX that the other buffers may not fit above
+                               // it (its end plus the total of the sizes passes SIZE_MAX; a graph's pin at
+                               // SIZE_MAX too, which is no_offset)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -71,7 +75,10 @@ struct PlanError {
             case Kind::cycle: return n + " is on a dependency cycle: the graph has no execution order";
             case Kind::view_cycle: return "the view map's edges from " + v + " lead back to it (a view cycle)";
             case Kind::view_unknown_value: return "the view map names " + v + ", which is not a value id of the graph";
-            case Kind::size_overflow: return "the byte total overflows std::size_t when adding " + v;
+            case Kind::size_overflow:
+                if (value == no_value && node != no_node)
+                    return "the byte total overflows std::size_t when adding the scratch of " + n;
+                return "the byte total overflows std::size_t when adding " + v;
             case Kind::bad_order: return "the execution order is not a permutation of the nodes (at " + n + ")";
             case Kind::view_before_source:
                 return n + " produces " + v + ", a view whose buffer owner is produced later (its bytes do not exist yet)";
@@ -81,8 +88,12 @@ struct PlanError {
                 return "the liveness passed in is not one compute_liveness makes (at " + v + ")";
             case Kind::bad_scratch: return "scratch is asked for " + n + ", which the graph does not have";
             case Kind::bad_pin:
-                return v + " has a pinned offset that is not a multiple of the alignment, ends so near SIZE_MAX that "
-                           "the other buffers may not fit above it, or belongs to no buffer the arena places";
+                return v + " is pinned, but it is no buffer the arena places (a view, weight, graph input, external "
+                           "output or dynamic value), or it is pinned twice at different offsets";
+            case Kind::pin_misaligned: return v + " is pinned at an offset that is not a multiple of the alignment";
+            case Kind::pin_too_high:
+                return v + " is pinned so near SIZE_MAX that the other buffers may not fit above it (its end plus "
+                           "the total of the sizes passes SIZE_MAX)";
             case Kind::pins_overlap:
                 return "pinned " + v + " and value " + std::to_string(other) + " share bytes while both are live (at " +
                        n + ")";

@@ -85,13 +85,16 @@ struct PlanOptions {
     // Scratch: scratch_bytes[n] bytes of workspace node n needs while it runs
     // (and not before or after), planned like an owner live at n alone: the
     // plans report a slot (ActivationPlan::scratch) or an offset
-    // (ArenaPlan::scratch_offsets) per node. 0, or no entry: none.
+    // (ArenaPlan::scratch_offsets) per node. 0, or no entry: none. A
+    // non-zero entry for a node the graph does not have is
+    // PlanError::bad_scratch.
     std::vector<std::size_t> scratch_bytes{};
     // Arena plans only (slot plans ignore them): owners at offsets the caller
     // fixes (an offline plan, a memory-mapped region); the rest is packed
-    // around them. A pin must name an owner the arena places, at a multiple
-    // of the alignment (else PlanError::bad_pin), and pins must not share
-    // bytes while live (pins_overlap). validate_arena checks them.
+    // around them. A pin must name an owner the arena places (else
+    // PlanError::bad_pin), at a multiple of the alignment (pin_misaligned)
+    // below SIZE_MAX (pin_too_high), and pins must not share bytes while
+    // live (pins_overlap). validate_arena checks them.
     std::vector<PinnedOffset> pinned{};
     // In-place reuse, opt-in: each hint is taken when it is safe (the input's
     // bytes are planned, read by nothing after the node, and no graph output;
@@ -210,6 +213,11 @@ template <activation_graph G>
     const auto size = detail::checked_size(g);
     if (!size) return unexpected(size.error());
     const auto [V, N] = *size;
+    // Scratch for a node the graph does not have (a graph with no nodes
+    // included: its last position 0 is no node).
+    for (std::size_t n = N; n < options.scratch_bytes.size(); ++n)
+        if (options.scratch_bytes[n] > 0)
+            return unexpected(make_plan_error(Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
     std::vector<ValueId> root;
     if (auto ok = detail::resolve_roots(views, V, root); !ok) return unexpected(ok.error());
 

@@ -266,9 +266,13 @@ struct Buffer {
     NodeIndex last = 0;
     // The offset this buffer must have (an offline plan, a memory-mapped
     // region); no_offset: the planner chooses. Pins must be multiples of the
-    // alignment and must not overlap while live (PlanError::bad_pin,
+    // alignment and must not overlap while live (PlanError::pin_misaligned,
     // pins_overlap); the other buffers are packed around them.
     std::size_t pinned = no_offset;
+    // An empty buffer (size 0) meets nothing, but like any buffer it lies in
+    // the arena: offset <= arena_bytes. The planners put a free one at
+    // offset 0; a pinned one stays at its pin, and the arena (and its lower
+    // bound) reach it. validate_offsets and validate_arena check the same.
     friend constexpr bool operator==(const Buffer&, const Buffer&) = default;
 };
 
@@ -316,6 +320,9 @@ struct ValidateError {
         offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
         view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
         pin_moved,             // owner `value` is pinned at `capacity` but placed at `size`
+        missing_offset,        // owner `value` has no offset (no_offset, or past the plan's table)
+        external_placed,       // `value` is outside the arena (OutputPlacement::external: a graph output, or
+                               // a value sharing its bytes) but the plan gives it a slot or an offset
     };
 
     Kind kind{};
@@ -381,6 +388,10 @@ struct ValidateError {
             case Kind::offset_overlap:
                 return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
             case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
+            case Kind::missing_offset: return "owner " + v(value) + " has no offset in the arena";
+            case Kind::external_placed:
+                return v(value) + " is an external graph output (or shares its bytes), allocated by the executor, "
+                                  "but the plan places it";
             case Kind::pin_moved:
                 return "owner " + v(value) + " is pinned at offset " + std::to_string(capacity) + " but placed at " +
                        (size == static_cast<std::size_t>(-1) ? std::string("no offset") : std::to_string(size));

@@ -92,7 +92,7 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         if (n > live.last_position)
             return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
         if (detail::add_overflows(naive, scratch[n], naive))
-            return unexpected(make_plan_error(PlanError::Kind::size_overflow));
+            return unexpected(make_plan_error(PlanError::Kind::size_overflow, no_value, static_cast<NodeIndex>(n)));
     }
     return naive;
 }
@@ -125,11 +125,12 @@ template <class Oracle>
     size_owners(live, oracle, r.sizes);
     auto naive = r.sizes.naive_bytes(policy);
     if (!naive) return unexpected(naive.error());
+    r.deferred = !r.sizes.complete() && policy == UnknownSizes::defer;
+    if (r.deferred) return r;  // no total, so no overflow of one: as the re-planners (KeptPlanning) decide
     auto with_scratch = add_scratch(live, scratch, *naive);
     if (!with_scratch) return unexpected(with_scratch.error());
     r.naive_bytes = *with_scratch;
-    r.deferred = !r.sizes.complete() && policy == UnknownSizes::defer;
-    if (!r.sizes.complete() && !r.deferred) r.without_dynamic = without_owners(live, r.sizes.unknown);
+    if (!r.sizes.complete()) r.without_dynamic = without_owners(live, r.sizes.unknown);
     return r;
 }
 
@@ -148,11 +149,13 @@ inline void owner_buffers(const Liveness& live, const std::vector<std::size_t>& 
 // Pins the owners' records (from owner_buffers, in owner order) at the
 // caller's offsets. A pin on a value that is not an owner of `live` (a view,
 // a graph input, a dynamic owner, an id past the graph), or two different
-// pins on one owner, is PlanError::bad_pin. O(pins log n).
+// pins on one owner, is PlanError::bad_pin; a pin at SIZE_MAX (no_offset,
+// which a record reads as "not pinned") is pin_too_high. O(pins log n).
 [[nodiscard]] inline expected<void, PlanError> pin_owners(const Liveness& live, std::span<const PinnedOffset> pins,
                                                           std::vector<Buffer>& out) {
     for (const PinnedOffset& p : pins) {
         if (!live.is_owner(p.value)) return unexpected(make_plan_error(PlanError::Kind::bad_pin, p.value));
+        if (p.offset == no_offset) return unexpected(make_plan_error(PlanError::Kind::pin_too_high, p.value));
         const auto at = [&](ValueId v) { return std::pair{live.intervals[v].def, v}; };
         const auto i = static_cast<std::size_t>(
             std::lower_bound(live.owners.begin(), live.owners.end(), p.value,

@@ -291,6 +291,28 @@ namespace detail {
     return {};
 }
 
+// External outputs (OutputPlacement::external): the executor allocates
+// each graph output and every value sharing its bytes (its root's views and
+// folds), so the plan must place none of them (ExternalPlaced), though the
+// assignments of other non-owners are ignored (the original crate's rule).
+template <activation_graph G, class Placed>
+[[nodiscard]] expected<void, ValidateError> check_external(const G& g, const Liveness& live, const PlanOptions& options,
+                                                           Placed&& placed) {
+    if (options.outputs != OutputPlacement::external) return {};
+    const std::size_t V = live.value_count();
+    std::vector<std::uint8_t> external(V, 0);  // by root
+    for (auto x : graph_traits<G>::graph_outputs(g))
+        if (const auto v = to_value_id(x, V)) external[live.roots[*v]] = true;
+    for (std::size_t v = 0; v < V; ++v)
+        if (external[live.roots[v]] && placed(static_cast<ValueId>(v))) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::external_placed;
+            err.value = static_cast<ValueId>(v);
+            return unexpected(err);
+        }
+    return {};
+}
+
 // The dynamic values (UnknownSizes::dynamic): the plan must list exactly the
 // owners of unknown size, ascending (WrongDynamicValues), and place none of
 // them nor any view of them (DynamicPlaced). Returns the liveness the rest
@@ -327,24 +349,26 @@ template <class Placed>
 // Validate a plan against the graph, recomputing liveness with the same view
 // map and options, using `oracle` to check slot capacities (an unknown size
 // skips that check). Nothing the plan says about itself is believed. In
-// order: its slots are numbered 0, 1, 2, ... (BadSlotTable) and peak_bytes is
-// their total (WrongPeakBytes); each owner (in owner order) has a slot
+// order: no external output has a slot (ExternalPlaced); its slots are
+// numbered 0, 1, 2, ... (BadSlotTable) and peak_bytes is their total
+// (WrongPeakBytes); each owner (in owner order) has a slot
 // (MissingAssignment) that the plan has (UnknownSlot) and that is big enough
 // (UndersizedSlot); naive_bytes is the owners' total when every size is
 // known (WrongNaiveBytes); no two owners sharing a slot overlap
 // (SlotConflict); no read falls after its root owner retires
-// (ViewOutlivesSource), no view is produced outside it (ViewOutsideSource). An invalid
-// graph or view map is reported first, since nothing can be checked without
-// its liveness. Assignments of non-owners are ignored.
+// (ViewOutlivesSource), no view is produced outside it (ViewOutsideSource).
+// An invalid graph or view map is reported first, since nothing can be
+// checked without its liveness. Other assignments of non-owners are ignored.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate(const G& g, const ViewMap& views, const ActivationPlan& plan,
                                                      Oracle&& oracle, const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(ValidateError::from(live.error()));
+    const auto has_slot = [&](ValueId v) { return plan.slot_of(v).has_value(); };
+    if (auto ok = detail::check_external(g, *live, options, has_slot); !ok) return ok;
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
-    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values,
-                                             [&](ValueId v) { return plan.slot_of(v).has_value(); });
+    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, has_slot);
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);
     if (auto ok = detail::validate_assignments(*live, plan, sizes, options.scratch_bytes); !ok) return ok;
@@ -362,10 +386,11 @@ template <shaped_graph G>
 // Validates an arena plan against the graph, recomputing liveness. The
 // caller states the `alignment` its executor needs (0 counts as 1): the
 // plan's own alignment field is not believed, nor anything else it says
-// about itself. Each owner (owner order) has an offset (MissingAssignment),
-// its pin if options.pinned has one (PinMoved), a multiple of `alignment`
-// (MisalignedOffset), ending inside arena_bytes
-// (OutsideArena); no two owners live together overlap in bytes
+// about itself. No external output is placed (ExternalPlaced); each owner
+// (owner order) has an offset (MissingOffset), its pin if options.pinned
+// has one (PinMoved), a multiple of `alignment` (MisalignedOffset), ending
+// inside arena_bytes (OutsideArena, an empty owner too: see Buffer); no
+// two owners live together overlap in bytes
 // (OffsetOverlap), checked by validate_offsets on the owners as buffers;
 // each view sits at its root's offset (ViewOffsetMismatch); then
 // validate_liveness. Unknown sizes skip the checks that need them.
@@ -376,10 +401,11 @@ template <activation_graph G, size_oracle Oracle>
                                                            const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(ValidateError::from(live.error()));
+    const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
+    if (auto ok = detail::check_external(g, *live, options, has_offset); !ok) return ok;
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
-    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values,
-                                             [&](ValueId v) { return plan.offset_of(v).has_value(); });
+    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, has_offset);
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);
     std::vector<Buffer> buffers;

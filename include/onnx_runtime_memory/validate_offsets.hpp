@@ -21,11 +21,11 @@ namespace onnx_runtime_memory {
 
 // Checks an offset plan against the buffers, believing nothing it says
 // about itself but its offsets and arena_bytes: each buffer (in order) has
-// an offset (MissingAssignment), its pin if it has one (PinMoved), a
+// an offset (MissingOffset), its pin if it has one (PinMoved), a
 // multiple of the `alignment` the caller needs (MisalignedOffset), ending
-// inside arena_bytes (OutsideArena); no two
-// buffers live at one time overlap in bytes (OffsetOverlap, the pair by
-// index). `value` and `other` are buffer indices. Malformed records are
+// inside arena_bytes (OutsideArena; an empty buffer too: offset <=
+// arena_bytes); no two buffers live at one time overlap in bytes
+// (OffsetOverlap, the pair by index). `value` and `other` are buffer indices. Malformed records are
 // PlanError::bad_buffer. O(n log n).
 [[nodiscard]] inline expected<void, ValidateError> validate_offsets(std::span<const Buffer> buffers,
                                                                     const OffsetPlan& plan, std::size_t alignment) {
@@ -41,7 +41,7 @@ namespace onnx_runtime_memory {
     alignment = detail::alignment_or_one(alignment);
     const std::size_t n = buffers.size();
     for (std::size_t i = 0; i < n; ++i) {
-        if (i >= plan.offsets.size() || plan.offsets[i] == no_offset) return fail(Kind::missing_assignment, i);
+        if (i >= plan.offsets.size() || plan.offsets[i] == no_offset) return fail(Kind::missing_offset, i);
         if (buffers[i].pinned != no_offset && plan.offsets[i] != buffers[i].pinned) {
             ValidateError err;
             err.kind = Kind::pin_moved;

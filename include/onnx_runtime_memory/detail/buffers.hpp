@@ -84,10 +84,11 @@ inline void compress_times(Buffers& b) {
 // strategies expect (value[i]: the record's index), sizes rounded up to the
 // alignment (>= 1); a size that cannot be rounded up, or a total that
 // overflows, is PlanError::size_overflow naming the record. Records already
-// in that order (a graph's owners) keep it. A pin off the alignment, or so
-// high that the highest pin's end plus the total of the sizes passes
-// SIZE_MAX, is PlanError::bad_pin; two pinned records sharing
-// bytes while both live are pins_overlap (value, other: the two records).
+// in that order (a graph's owners) keep it. A pin off the alignment is
+// PlanError::pin_misaligned, one so high that the highest pin's end plus
+// the total of the sizes passes SIZE_MAX pin_too_high; two pinned records
+// sharing bytes while both live are pins_overlap (value, other: the two
+// records; node: a time both are live, as the caller gave it).
 [[nodiscard]] inline expected<void, PlanError> make_buffers(std::span<const Buffer> buffers, std::size_t alignment,
                                                             Buffers& b) {
     const std::size_t n = buffers.size();
@@ -116,8 +117,9 @@ inline void compress_times(Buffers& b) {
         b.slack[i] = b.size[i] - r.size;
         if (r.pinned == no_offset) continue;
         std::size_t top = 0;
-        if (r.pinned % alignment != 0 || add_overflows(r.pinned, b.size[i], top))
-            return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[i]));
+        if (r.pinned % alignment != 0) return unexpected(make_plan_error(PlanError::Kind::pin_misaligned, b.value[i]));
+        if (add_overflows(r.pinned, b.size[i], top))
+            return unexpected(make_plan_error(PlanError::Kind::pin_too_high, b.value[i]));
         ++b.pinned;
         if (top > b.pinned_top) highest_pin = i;
         b.pinned_top = std::max(b.pinned_top, top);
@@ -126,9 +128,11 @@ inline void compress_times(Buffers& b) {
     // Every strategy's arena ends at most at the highest pin plus the total:
     // it must fit in a size_t, or a buffer placed above the pins would wrap.
     if (std::size_t most = 0; b.pinned > 0 && add_overflows(b.pinned_top, total, most))
-        return unexpected(make_plan_error(PlanError::Kind::bad_pin, b.value[highest_pin]));
+        return unexpected(make_plan_error(PlanError::Kind::pin_too_high, b.value[highest_pin]));
+    if (b.pinned > 0) {  // on the caller's times, before they are ranked: an error names one of them
+        if (auto ok = check_pins(b); !ok) return ok;
+    }
     compress_times(b);
-    if (b.pinned > 0) return check_pins(b);
     return {};
 }
 
