@@ -23,6 +23,9 @@
 //   --slots STRATEGY       the slot plan's strategy: best_fit (default), in_order_growth,
 //                          greedy_by_size, greedy_by_distance or least (orm::SlotStrategy)
 //   --placements FILE      write every value's placement as JSON (one file only)
+//   --scratch NODE=BYTES,...  workspace of the file's NODE-th node (from 0; it follows
+//                          its node through --reorder); graphs only, as are --inplace,
+//                          --reorder and --write-order
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
 #include <onnx_runtime_memory/fmt.hpp>
@@ -65,6 +68,9 @@ struct Args {
     bool reorder = false;     // --reorder: plan in a memory-aware order
     orm::SlotStrategy slots = orm::SlotStrategy::best_fit;  // --slots
     std::string write_order;  // --write-order FILE: the graph text in that order
+    // --scratch NODE=BYTES: by node as the file lists them (it follows its
+    // node through --reorder); checked against the graph once it is read.
+    std::vector<std::pair<std::size_t, std::size_t>> scratch;
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -148,6 +154,7 @@ struct Analysis {
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
+    orm::PlanOptions options;               // the policies planned with, scratch by position
 };
 
 // Whether v's size is unknown only because it overflows: its element type
@@ -188,6 +195,29 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         return e.line ? fmt::format("{}:{}: {}", path, e.line, e.message) : fmt::format("{}: {}", path, e.message);
     }
     a.g = std::move(*graph);
+    if (instance) {  // a buffer list has no nodes to give scratch to, to reorder, or to run in place
+        const char* needs_graph = !args.scratch.empty()      ? "--scratch"
+                                  : args.reorder              ? "--reorder"
+                                  : !args.write_order.empty() ? "--write-order"
+                                  : args.inplace_ops          ? "--inplace"
+                                                              : nullptr;
+        if (needs_graph) return fmt::format("{}: {} needs a graph (.graph), not a buffer list (.csv)", path, needs_graph);
+    }
+    for (const auto& [node, bytes] : args.scratch)
+        if (node >= a.g.node_count())
+            return fmt::format("{}: --scratch {}={}: the graph has no node {} (it has {})", path, node, bytes, node,
+                               a.g.node_count());
+    a.options = args.options;  // with the scratch by position in the order planned
+    auto& options = a.options;
+    const auto place_scratch = [&](const std::vector<orm::NodeIndex>* order) {
+        options.scratch_bytes.clear();
+        if (args.scratch.empty()) return;
+        options.scratch_bytes.assign(a.g.node_count(), 0);
+        std::vector<std::size_t> position(a.g.node_count());
+        for (std::size_t k = 0; k < position.size(); ++k) position[order ? (*order)[k] : k] = k;
+        for (const auto& [node, bytes] : args.scratch) options.scratch_bytes[position[node]] = bytes;
+    };
+    place_scratch(nullptr);
     const auto view_ops = args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops;
     a.views = ir::views_from_ops(a.g, view_ops);
     if ((args.reorder || !args.write_order.empty()) && !instance) {
@@ -195,7 +225,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         // other lines where they were), read again: the rest plans it.
         orm::OrderOptions oo;
         oo.alignment = args.arena.alignment;
-        auto mo = orm::memory_aware_order(a.g, a.views, orm::bounded_size_oracle(a.g, args.bounds), args.options, oo);
+        auto mo = orm::memory_aware_order(a.g, a.views, orm::bounded_size_oracle(a.g, args.bounds), options, oo);
         if (!mo) return fmt::format("{}: {}", path, ir::describe(a.g, mo.error()));
         auto text = ir::read_file(path);
         if (!text) return fmt::format("{}: {}", path, text.error().message);
@@ -222,14 +252,15 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         if (!reordered) return fmt::format("{}: the reordered text: {}", path, reordered.error().describe());
         a.g = std::move(*reordered);
         a.views = ir::views_from_ops(a.g, view_ops);
+        place_scratch(&mo->order);  // each node's scratch where that node now runs
         a.order = std::move(*mo);
     }
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
 
     const auto t_plan = std::chrono::steady_clock::now();
-    auto live = orm::compute_liveness(a.g, a.views, args.options);
+    auto live = orm::compute_liveness(a.g, a.views, options);
     if (!live) return fmt::format("{}: {}", path, ir::describe(a.g, live.error()));
-    auto status = orm::plan_activations(a.g, a.views, oracle, args.options, args.slots);
+    auto status = orm::plan_activations(a.g, a.views, oracle, options, args.slots);
     a.plan_us = micros_since(t_plan);
     a.slot_strategy = args.slots;
     if (!status) return fmt::format("{}: {}", path, ir::describe(a.g, status.error()));
@@ -245,7 +276,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     }
 
     const auto& plan = a.status->plan();
-    if (auto ok = orm::validate(a.g, a.views, plan, oracle, args.options); !ok)
+    if (auto ok = orm::validate(a.g, a.views, plan, oracle, options); !ok)
         return fmt::format("{}: the slot plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     const auto t_arena = std::chrono::steady_clock::now();
     if (instance) {
@@ -264,15 +295,15 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         plan.strategy = offsets->strategy;
         a.arena = std::move(plan);
     } else {
-        auto arena = orm::plan_arena(a.g, a.views, oracle, args.options, args.arena);
+        auto arena = orm::plan_arena(a.g, a.views, oracle, options, args.arena);
         a.arena_us = micros_since(t_arena);
         if (!arena) return fmt::format("{}: {}", path, ir::describe(a.g, arena.error()));
         a.arena = std::move(*arena).plan();
     }
-    if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, args.options); !ok)
+    if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
-        orm::PlanOptions with = args.options;
+        orm::PlanOptions with = options;
         with.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
         a.inplace_hints = with.inplace.size();
         auto why = orm::explain_inplace(a.g, a.views, with);
@@ -290,7 +321,14 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         if (bounds) a.inplace_bound = bounds->offset_bytes;
     }
     a.live = orm::without_owners(std::move(a.live), plan.dynamic_values);  // the planned owners, for the report
-    a.bounds = orm::lower_bounds(a.live, oracle, a.arena->alignment);
+    {  // the bounds of what both plans place: the owners and each node's scratch
+        std::vector<orm::Buffer> records;
+        std::vector<std::size_t> bytes(a.g.value_count(), 0);
+        for (orm::ValueId v : a.live.owners) bytes[v] = *oracle(v);
+        orm::owner_buffers(a.live, bytes, records);
+        orm::scratch_buffers(options.scratch_bytes, records);
+        if (auto lb = orm::lower_bounds(records, a.arena->alignment)) a.bounds = *lb;
+    }
 
     // Live bytes by position: a difference array, O(owners + positions).
     a.sizes.assign(a.g.value_count(), 0);
@@ -457,8 +495,8 @@ bool write_svg(const Analysis& a, const std::string& path) {
 // field does not apply.
 std::optional<std::string> write_placements(const Analysis& a, const Args& args, const std::string& path) {
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
-    const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, args.options);
-    const auto offsets = orm::placements(a.g, a.views, *a.arena, oracle, args.options);
+    const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, a.options);
+    const auto offsets = orm::placements(a.g, a.views, *a.arena, oracle, a.options);
     if (!slots || !offsets) return "cannot place the values";
     const auto number = [](auto n, bool has) { return has ? fmt::format("{}", n) : std::string("null"); };
     std::string out = "{\"values\":[";
@@ -474,8 +512,8 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
                            number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset));
     }
     out += "\n],\"scratch\":[";
-    const auto in_slots = orm::scratch_placements(a.status->plan(), args.options);
-    const auto in_arena = orm::scratch_placements(*a.arena, args.options);
+    const auto in_slots = orm::scratch_placements(a.status->plan(), a.options);
+    const auto in_arena = orm::scratch_placements(*a.arena, a.options);
     for (std::size_t k = 0; k < in_slots.size(); ++k)
         out += fmt::format("{}{{\"node\":{},\"op\":{},\"bytes\":{},\"slot\":{},\"offset\":{}}}", k ? ",\n" : "\n",
                            in_slots[k].node, json_string(a.g.op_type(in_slots[k].node)), in_slots[k].bytes,
@@ -580,17 +618,15 @@ int main(int argc, char** argv) {
                 args.options.unknown_sizes = *v == "dynamic" ? orm::UnknownSizes::dynamic : orm::UnknownSizes::defer;
             else
                 return usage(a == "--outputs" ? "--outputs takes arena or external" : "--unknown takes defer or dynamic");
-        } else if (a == "--scratch") {  // node positions in execution order
+        } else if (a == "--scratch") {  // nodes as the file lists them
             const auto v = value();
             if (!v) return usage("--scratch needs NODE=BYTES,...");
             for (const auto& item : split(*v, ',')) {
                 const auto eq = item.find('=');
                 const auto node = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(0, eq));
                 const auto bytes = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(eq + 1));
-                if (!node || !bytes || *node >= orm::max_graph_ids) return usage(fmt::format("--scratch: '{}' is not NODE=BYTES", item));
-                auto& scratch = args.options.scratch_bytes;
-                if (scratch.size() <= *node) scratch.resize(*node + 1, 0);
-                scratch[*node] = *bytes;
+                if (!node || !bytes) return usage(fmt::format("--scratch: '{}' is not NODE=BYTES", item));
+                args.scratch.emplace_back(*node, *bytes);  // a node past the graph is an error once it is read
             }
         } else if (a == "--inplace") {  // an op list may follow: no op name has a '.' or '/', or is a path
             args.inplace_ops = ir::default_inplace_ops;
