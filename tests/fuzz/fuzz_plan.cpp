@@ -7,7 +7,9 @@
 // past 2^64) and through ranges that change on every call; a tampered
 // liveness handed back in; tampered plans, which validate must reject
 // unless they are truly safe; the executor's policies (outputs outside the
-// arena, unknown sizes dynamic, scratch); the memory-aware order.
+// arena, unknown sizes dynamic, scratch); in-place hints in any order, on
+// graph inputs and many-output nodes, with zero sizes and an empty pin; the
+// memory-aware order.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -211,6 +213,53 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (auto a = orm::plan_arena(*g, views, oracle, policies, orm::ArenaOptions{}); a && a->is_complete())
             if (auto ok = orm::validate_arena(*g, views, a->plan(), oracle, 64, policies); !ok) {
                 std::fprintf(stderr, "INVALID ARENA (policies): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
+    }
+    {
+        // In place: hints from each node's outputs to its inputs, in an order
+        // the input shuffles (multi-output nodes: several folds, any order),
+        // some naming a graph input as the output (taken never: no node writes
+        // it), with graph inputs in the arena or not; some sizes zero, an
+        // empty owner pinned. Every plan and liveness validates.
+        orm::PlanOptions in_place = options;
+        in_place.include_graph_inputs = h % 3 != 0;
+        std::uint64_t r = h;
+        const auto next = [&r] {
+            r = r * 6364136223846793005ull + 1442695040888963407ull;
+            return r >> 33;
+        };
+        for (std::size_t n = 0; n < g->node_count(); ++n)
+            for (orm::ValueId out : g->node_outputs(n))
+                for (orm::ValueId in : g->node_inputs(n))
+                    if (next() % 2) in_place.inplace.push_back({out, in});
+        for (orm::ValueId x : g->graph_inputs())
+            if (next() % 2) in_place.inplace.push_back({x, g->graph_inputs()[next() % g->graph_inputs().size()]});
+        for (std::size_t k = in_place.inplace.size(); k > 1; --k) std::swap(in_place.inplace[k - 1], in_place.inplace[next() % k]);
+        const auto zeroed = [&](orm::ValueId v) {
+            auto bytes = oracle(v);
+            if (bytes && ((v * 0x9E3779B97F4A7C15ull) ^ h) % 4 == 0) *bytes = 0;
+            return bytes;
+        };
+        if (auto live = orm::compute_liveness(*g, views, in_place)) {
+            if (auto ok = orm::validate_liveness(*g, views, *live, in_place); !ok) {
+                std::fprintf(stderr, "INVALID LIVENESS (in place): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
+            for (orm::ValueId v : live->owners)  // an empty owner pinned high: the arena reaches it
+                if (zeroed(v) == std::optional<std::size_t>(0)) {
+                    in_place.pinned.push_back({v, std::size_t{64} << (h % 20)});
+                    break;
+                }
+        }
+        if (auto s = orm::plan_activations(*g, views, zeroed, in_place); s && s->is_complete())
+            if (auto ok = orm::validate(*g, views, s->plan(), zeroed, in_place); !ok) {
+                std::fprintf(stderr, "INVALID PLAN (in place): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
+        if (auto a = orm::plan_arena(*g, views, zeroed, in_place); a && a->is_complete())
+            if (auto ok = orm::validate_arena(*g, views, a->plan(), zeroed, 64, in_place); !ok) {
+                std::fprintf(stderr, "INVALID ARENA (in place): %s\n", ok.error().message().c_str());
                 std::abort();
             }
     }
