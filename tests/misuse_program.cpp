@@ -34,6 +34,11 @@ int main(int argc, char** argv) {
         bad.io[1] = {7};  // an id out of range: an error, not a status
         auto status = orm::plan_activations(bad, {}, unknown);
         std::printf("%d\n", static_cast<int>(status.value().is_complete()));  // misuse: no value
+    } else if (std::strcmp(what, "arrow") == 0) {
+        One bad;
+        bad.io[1] = {7};
+        auto status = orm::plan_activations(bad, {}, unknown);
+        std::printf("%d\n", static_cast<int>(status->is_complete()));  // misuse: no value, through ->
     }
     return 0;
 }

@@ -36,11 +36,27 @@ namespace detail {
 // Accessing the wrong alternative is a caller bug, not bad input: say what
 // was misused and where, then stop at once instead of reading garbage
 // (works with exceptions disabled).
-[[noreturn]] inline void bad_access(const char* what, std::source_location where) noexcept {
-    std::fprintf(stderr, "onnx_runtime_memory: %s, at %s:%u (%s)\n", what, where.file_name(),
-                 static_cast<unsigned>(where.line()), where.function_name());
+// `error` is the error held, as its message() says it (or null). The
+// operators * and -> cannot learn their caller's line (an operator takes no
+// defaulted source_location): they say so instead of naming this header.
+[[noreturn]] inline void bad_access(const char* what, std::source_location where, const char* error = nullptr,
+                                    bool located = true) noexcept {
+    std::fprintf(stderr, "onnx_runtime_memory: %s", what);
+    if (error) std::fprintf(stderr, " (the error: %s)", error);
+    if (located)
+        std::fprintf(stderr, ", at %s:%u (%s)\n", where.file_name(), static_cast<unsigned>(where.line()),
+                     where.function_name());
+    else
+        std::fprintf(stderr, ", through * or -> (call value() instead to have your file and line named)\n");
     std::fflush(stderr);
     std::abort();
+}
+
+// The held error's message(), where E has one (PlanError, ValidateError).
+template <class E, class F>
+void with_message(const E& e, F&& use) {
+    if constexpr (requires { e.message().c_str(); }) use(e.message().c_str());
+    else use(static_cast<const char*>(nullptr));
 }
 
 template <class T>
@@ -94,15 +110,15 @@ public:
     // Misuse (the value of an error, the error of a value) is reported with
     // the caller's file and line, then aborts.
     [[nodiscard]] constexpr const T& value(std::source_location at = std::source_location::current()) const& {
-        if (!has_value_) detail::bad_access(no_value_message, at);
+        if (!has_value_) no_value(at);
         return value_;
     }
     [[nodiscard]] constexpr T& value(std::source_location at = std::source_location::current()) & {
-        if (!has_value_) detail::bad_access(no_value_message, at);
+        if (!has_value_) no_value(at);
         return value_;
     }
     [[nodiscard]] constexpr T&& value(std::source_location at = std::source_location::current()) && {
-        if (!has_value_) detail::bad_access(no_value_message, at);
+        if (!has_value_) no_value(at);
         return std::move(value_);
     }
     [[nodiscard]] constexpr const E& error(std::source_location at = std::source_location::current()) const& {
@@ -129,13 +145,33 @@ public:
         return a.has_value_ ? bool(a.value_ == b.value_) : bool(a.error_ == b.error_);
     }
 
-    constexpr const T& operator*() const& { return value(); }
-    constexpr T& operator*() & { return value(); }
-    constexpr T&& operator*() && { return std::move(*this).value(); }
-    constexpr const T* operator->() const { return &value(); }
-    constexpr T* operator->() { return &value(); }
+    constexpr const T& operator*() const& {
+        if (!has_value_) no_value({}, false);
+        return value_;
+    }
+    constexpr T& operator*() & {
+        if (!has_value_) no_value({}, false);
+        return value_;
+    }
+    constexpr T&& operator*() && {
+        if (!has_value_) no_value({}, false);
+        return std::move(value_);
+    }
+    constexpr const T* operator->() const {
+        if (!has_value_) no_value({}, false);
+        return &value_;
+    }
+    constexpr T* operator->() {
+        if (!has_value_) no_value({}, false);
+        return &value_;
+    }
 
 private:
+    [[noreturn]] void no_value(std::source_location at, bool located = true) const noexcept {
+        detail::with_message(error_, [&](const char* m) { detail::bad_access(no_value_message, at, m, located); });
+        std::abort();  // (with_message's callee does not return)
+    }
+
     static constexpr const char* no_value_message =
         "value() (or * or ->) of an expected that holds an error: check has_value() first";
     static constexpr const char* no_error_message = "error() of an expected that holds a value: check has_value() first";
@@ -173,7 +209,10 @@ public:
     [[nodiscard]] constexpr bool has_value() const noexcept { return !failed_; }
     constexpr explicit operator bool() const noexcept { return has_value(); }
     constexpr void value(std::source_location at = std::source_location::current()) const {
-        if (failed_) detail::bad_access("value() of an expected<void> that holds an error: check has_value() first", at);
+        if (failed_)
+            detail::with_message(error_, [&](const char* m) {
+                detail::bad_access("value() of an expected<void> that holds an error: check has_value() first", at, m);
+            });
     }
     [[nodiscard]] constexpr const E& error(std::source_location at = std::source_location::current()) const& {
         if (!failed_) detail::bad_access("error() of an expected<void> that holds no error: check has_value() first", at);
