@@ -233,8 +233,8 @@ template <activation_graph G, size_oracle Oracle>
             }, steps))
         consider(std::move(*o), OrderStrategy::frontier);
     // Bytes live in every order: where the best reaches them, it is optimal.
-    if (std::size_t steps = order_options.bound_steps; steps > 0)
-        if (const auto bound = detail::forced_peak(p, std::size_t{1} << 21, steps)) best.lower_bound_bytes = *bound;
+    if (std::size_t bound_steps = order_options.bound_steps; bound_steps > 0)
+        if (const auto bound = detail::forced_peak(p, std::size_t{1} << 21, bound_steps)) best.lower_bound_bytes = *bound;
     best.proven_optimal = best.peak_bytes <= best.lower_bound_bytes;
 
     // The exact search, part by part between the cut nodes of the best order
