@@ -61,6 +61,7 @@ struct Args {
     orm::PlanOptions options;
     std::optional<std::vector<std::string>> view_ops;  // nullopt: the default for the file type
     orm::SymbolBounds bounds;
+    std::vector<std::string> bound_names;  // --bounds' symbols, to check that the graph has them
     orm::ArenaOptions arena;
     std::string svg;
     std::string placements;
@@ -154,6 +155,7 @@ struct Analysis {
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
+    orm::SymbolBounds bounds_used;          // --bounds
     orm::PlanOptions options;               // the policies planned with, scratch by position
 };
 
@@ -168,10 +170,37 @@ bool size_overflows(const ir::Graph& g, orm::ValueId v, const orm::SymbolBounds&
 
 bool is_csv(const std::string& path) { return path.size() > 4 && path.ends_with(".csv"); }
 
+// A symbol that stands for a data-dependent size (ONNX shape inference and
+// torch's exporter name them unk__N): no bound makes it known before the run.
+bool data_dependent(std::string_view symbol) { return symbol.starts_with("unk__"); }
+
+// The symbols that leave these values' sizes unknown under `bounds`, sorted,
+// each once; `unnamed` is set when some dimension has no symbol at all.
+std::vector<std::string> missing_symbols(const ir::Graph& g, const std::vector<orm::ValueId>& values,
+                                         const orm::SymbolBounds& bounds, bool& unnamed) {
+    std::vector<std::string> out;
+    unnamed = false;
+    for (orm::ValueId v : values)
+        for (const orm::Dim d : g.dims(v)) {
+            if (d.is_symbolic() && !bounds.find(d.symbol)) out.emplace_back(d.symbol);
+            else if (!d.is_static() && !d.is_symbolic()) unnamed = true;
+        }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::string joined(const std::vector<std::string>& items, std::string_view sep = ", ") {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : std::string(sep)) + item;
+    return out;
+}
+
 // Reads, plans (slots, bounds, arena) and validates one file. On failure
 // returns the message to print (file and line, or the culprit by name).
-std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a) {
+std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a, bool in_directory) {
     a.file = path;
+    a.bounds_used = args.bounds;
     const auto t_load = std::chrono::steady_clock::now();
     // A MiniMalloc instance is a buffer list: its arena comes from the
     // graph-free layer over the real times; the graph built from it serves
@@ -202,6 +231,18 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                   : args.inplace_ops          ? "--inplace"
                                                               : nullptr;
         if (needs_graph) return fmt::format("{}: {} needs a graph (.graph), not a buffer list (.csv)", path, needs_graph);
+    }
+    if (!args.bound_names.empty() && !in_directory) {  // a bound the graph cannot use is a typo
+        std::vector<std::string> symbols;
+        for (orm::ValueId v = 0; v < a.g.value_count(); ++v)
+            for (const orm::Dim d : a.g.dims(v))
+                if (d.is_symbolic()) symbols.emplace_back(d.symbol);
+        std::sort(symbols.begin(), symbols.end());
+        symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+        for (const auto& name : args.bound_names)
+            if (!std::binary_search(symbols.begin(), symbols.end(), name))
+                return fmt::format("{}: --bounds {}: the graph has no symbol '{}' ({})", path, name, name,
+                                   symbols.empty() ? std::string("it has none") : "its symbols: " + joined(symbols));
     }
     for (const auto& [node, bytes] : args.scratch)
         if (node >= a.g.node_count())
@@ -367,7 +408,7 @@ void print_json(const Analysis& a) {
         "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
-        p.savings_ratio(), a.status->unknown_sizes().size(),
+        p.savings_ratio(), "[" + names(a.g, a.status->unknown_sizes()) + "]",
         number(a.bounds ? std::optional(a.bounds->offset_bytes) : std::nullopt),
         number(a.bounds ? std::optional(a.bounds->slot_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
@@ -386,6 +427,26 @@ void print_json(const Analysis& a) {
                      : std::string()));
 }
 
+// What plans a deferred graph, named: bounds for the symbols a bound can
+// fix, --unknown dynamic for sizes that only the run knows.
+std::vector<std::string> how_to_plan(const Analysis& a) {
+    bool unnamed = false;
+    std::vector<std::string> boundable, dependent, out;
+    for (auto& symbol : missing_symbols(a.g, a.status->unknown_sizes(), a.bounds_used, unnamed))
+        (data_dependent(symbol) ? dependent : boundable).push_back(std::move(symbol));
+    if (!boundable.empty()) {
+        std::vector<std::string> example;
+        for (const auto& symbol : boundable) example.push_back(symbol + "=N");
+        out.push_back(fmt::format("plan again at run time, or bound {}: --bounds {}", joined(boundable),
+                                  joined(example, ",")));
+    }
+    if (!dependent.empty() || unnamed)
+        out.push_back(fmt::format("{} data-dependent (known only as the graph runs): --unknown dynamic plans the rest",
+                                  dependent.empty() ? std::string("some sizes are")
+                                                    : joined(dependent) + (dependent.size() == 1 ? " is" : " are")));
+    return out;
+}
+
 void print_report(const Analysis& a) {
     const auto& g = a.g;
     fmt::print("{} ({})\n", g.name(), a.file);
@@ -396,7 +457,7 @@ void print_report(const Analysis& a) {
         fmt::print("  deferred: {} owners have no size until their shapes are known, e.g.\n", unknown.size());
         for (std::size_t k = 0; k < unknown.size() && k < 8; ++k)
             fmt::print("    {}\n", g.value_name(unknown[k]));
-        fmt::print("  plan again at run time, or bound the symbols: --bounds SYM=N,...\n");
+        for (const auto& line : how_to_plan(a)) fmt::print("  {}\n", line);
         fmt::print("  load {:.0f} us, plan {:.0f} us\n", a.load_us, a.plan_us);
         return;
     }
@@ -410,8 +471,8 @@ void print_report(const Analysis& a) {
     fmt::print("  one buffer per value   {:>10}  ({} bytes)\n", human(p.naive_bytes), p.naive_bytes);
     const std::string slot_label = fmt::format(
         "slot plan ({})", a.slot_strategy == orm::SlotStrategy::best_fit ? "best fit" : orm::to_string(a.slot_strategy));
-    fmt::print("  {:<22} {:>10}  in {} slots, {:.1f}% saved ({:.2f}x smaller)\n", slot_label, human(p.peak_bytes),
-               p.num_slots(), 100.0 * p.savings_ratio(),
+    fmt::print("  {:<22} {:>10}  in {} slot{}, {:.1f}% saved ({:.2f}x smaller)\n", slot_label, human(p.peak_bytes),
+               p.num_slots(), p.num_slots() == 1 ? "" : "s", 100.0 * p.savings_ratio(),
                p.peak_bytes ? static_cast<double>(p.naive_bytes) / static_cast<double>(p.peak_bytes) : 1.0);
     std::vector<orm::SlotInfo> slots = p.slots;
     std::stable_sort(slots.begin(), slots.end(), [](const auto& x, const auto& y) { return x.capacity > y.capacity; });
@@ -451,8 +512,9 @@ void print_report(const Analysis& a) {
 
 void print_line(const Analysis& a) {
     if (a.status->is_deferred()) {
-        fmt::print("{:<26} deferred: {} owners of unknown size (--bounds SYM=N,...)\n", a.g.name(),
-                   a.status->unknown_sizes().size());
+        const auto how = how_to_plan(a);
+        fmt::print("{:<26} deferred: {} owners of unknown size ({})\n", a.g.name(), a.status->unknown_sizes().size(),
+                   how.empty() ? std::string("plan again at run time") : how.back().substr(how.back().rfind(": ") + 2));
         return;
     }
     const auto& p = a.status->plan();
@@ -528,7 +590,7 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
 
 int run_one(const std::string& path, const Args& args, bool one_line) {
     Analysis a;
-    if (auto error = analyze(path, args, a)) {
+    if (auto error = analyze(path, args, a, one_line)) {
         fmt::print(stderr, "plan_graph: {}\n", *error);
         return failed;
     }
@@ -587,6 +649,7 @@ int main(int argc, char** argv) {
                 const auto n = eq == std::string::npos ? std::nullopt : parse_count(std::string_view(item).substr(eq + 1));
                 if (eq == 0 || !n) return usage(fmt::format("--bounds: '{}' is not SYM=N", item));
                 args.bounds.set(item.substr(0, eq), *n);
+                args.bound_names.push_back(item.substr(0, eq));
             }
         } else if (a == "--align" || a == "--exact" || a == "--search" || a == "--time-limit-ms") {
             const auto v = value();

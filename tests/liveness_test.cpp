@@ -269,3 +269,17 @@ TEST_CASE("ViewMap: insert replaces, erase removes, iteration is by view id") {
     CHECK(m.size() == 1);
     CHECK_FALSE(m.contains(2));
 }
+
+TEST_CASE("a graph input that a later node also produces says so, naming the producer") {
+    // Before: "node 0 reads value 0 before any node produces it", about a
+    // value the caller gives.
+    ir::Builder b("input_written");
+    b.input("x").node("A", {"x"}, {"a"}).node("B", {"a"}, {"x"}).output("a");
+    const auto g = b.build();
+    auto live = orm::compute_liveness(g, {});
+    REQUIRE_FALSE(live.has_value());
+    CHECK(live.error() == orm::PlanError{orm::PlanError::Kind::input_produced, test::id(g, "x"), 1});
+    CHECK(live.error().message() ==
+          "value 0 is a graph input, but node 1 also produces it, after it is first read (a value comes from the caller "
+          "or from one node)");
+}

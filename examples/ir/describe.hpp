@@ -36,7 +36,8 @@ namespace ir {
         case K::bad_pin:
         case K::pin_misaligned:
         case K::pin_too_high:
-        case K::pins_overlap: {
+        case K::pins_overlap:
+        case K::input_produced: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
             if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&

@@ -32,6 +32,7 @@ struct PlanError {
         pin_too_high,          // `value`'s pin ends so near SIZE_MAX that the other buffers may not fit above
                                // it (its end plus the total of the sizes passes SIZE_MAX; a graph's pin at
                                // SIZE_MAX too, which is no_offset)
+        input_produced,        // graph input `value` is also produced by `node`, and read before it
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -94,6 +95,9 @@ struct PlanError {
             case Kind::pin_too_high:
                 return v + " is pinned so near SIZE_MAX that the other buffers may not fit above it (its end plus "
                            "the total of the sizes passes SIZE_MAX)";
+            case Kind::input_produced:
+                return v + " is a graph input, but " + n +
+                       " also produces it, after it is first read (a value comes from the caller or from one node)";
             case Kind::pins_overlap:
                 return "pinned " + v + " and value " + std::to_string(other) + " share bytes while both are live (at " +
                        n + ")";

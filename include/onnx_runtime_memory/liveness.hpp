@@ -283,14 +283,19 @@ template <activation_graph G>
         const NodeIndex producer = iv[v].def;
         return producer == no_node ? (flags[v] & (detail::is_input | detail::is_init)) != 0 : producer < n;
     };
+    const auto not_yet = [&](ValueId v, NodeIndex node) {  // a graph input a later node also writes says so
+        if ((flags[v] & detail::is_input) && iv[v].def != no_node)
+            return make_plan_error(Kind::input_produced, v, iv[v].def);
+        return make_plan_error(Kind::used_before_produced, v, node);
+    };
     for (std::size_t n = 0; n < N; ++n) {
         const auto node = static_cast<NodeIndex>(n);
         for (auto x : T::node_inputs(g, n)) {
             const auto v = detail::to_value_id(x, V);
             if (!v) return unexpected(detail::out_of_range(x, node));
             const ValueId r = root[*v];
-            if (!available(*v, n)) return unexpected(make_plan_error(Kind::used_before_produced, *v, node));
-            if (!available(r, n)) return unexpected(make_plan_error(Kind::used_before_produced, r, node));
+            if (!available(*v, n)) return unexpected(not_yet(*v, node));
+            if (!available(r, n)) return unexpected(not_yet(r, node));
             if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
         }
     }
