@@ -183,8 +183,9 @@ template <activation_graph G, size_oracle Oracle>
 // 0), planning allocates nothing after the first plan of the largest size
 // (pins add a check that allocates); otherwise the other strategies run as
 // plan_arena runs them. Every plan equals plan_arena's with the same
-// liveness, oracle, options, scratch and pins. Unknown sizes defer
-// (UnknownSizes::dynamic is plan_arena's).
+// liveness, oracle, options, scratch, pins and policy for unknown sizes
+// (UnknownSizes::dynamic: the rest is planned, the plan's dynamic_values list
+// them). The scratch is the options' or, per request, the caller's.
 class ArenaPlanner : public detail::KeptPlanning {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
@@ -192,15 +193,16 @@ public:
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
     explicit ArenaPlanner(Liveness live, const ArenaOptions& options = {}, std::vector<std::size_t> scratch = {},
-                          std::vector<PinnedOffset> pinned = {})
-        : KeptPlanning(std::move(live), std::move(scratch)), options_(options), pinned_(std::move(pinned)) {}
+                          std::vector<PinnedOffset> pinned = {}, UnknownSizes unknown = UnknownSizes::defer)
+        : KeptPlanning(std::move(live), std::move(scratch), unknown), options_(options), pinned_(std::move(pinned)) {}
     template <activation_graph G>
     [[nodiscard]] static expected<ArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                   const PlanOptions& plan_options = {},
                                                                   const ArenaOptions& options = {}) {
         auto live = compute_liveness(g, views, plan_options);
         if (!live) return unexpected(live.error());
-        return ArenaPlanner(std::move(*live), options, plan_options.scratch_bytes, plan_options.pinned);
+        return ArenaPlanner(std::move(*live), options, plan_options.scratch_bytes, plan_options.pinned,
+                            plan_options.unknown_sizes);
     }
 
     // Plans with this request's sizes into `out`, reusing its memory. On
@@ -212,39 +214,47 @@ public:
         if (!sized) return unexpected(sized.error());
         if (!*sized) return Outcome::deferred;
         const std::size_t naive = **sized;
+        const Liveness& live = planned();
         const std::size_t alignment = detail::alignment_or_one(options_.alignment);
-        owner_buffers(live_, sizes_.bytes, buffers_);
-        if (auto ok = pin_owners(live_, pinned_, buffers_); !ok) return unexpected(ok.error());
+        owner_buffers(live, sizes_.bytes, buffers_);
+        if (auto ok = pin_owners(live, pinned_, buffers_); !ok) return unexpected(ok.error());
         scratch_buffers(scratch_, buffers_);
         if (auto ok = detail::make_buffers(buffers_, alignment, columns_); !ok)
-            return unexpected(detail::name_owners(ok.error(), live_));
+            return unexpected(detail::name_owners(ok.error(), live));
         const detail::ArenaBound bound = detail::arena_bound(columns_, born_, dying_);
         bound_ = bound.bytes;
         detail::place_buffers(columns_, options_, bound.rounded, space_, placed_);
         const std::size_t placed_end = detail::settle_arena(columns_, placed_.offset);
-        out.offsets.assign(live_.value_count(), no_offset);
+        out.offsets.assign(live.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);
-        out.dynamic_values.clear();
+        report_dynamic(out.dynamic_values);
         out.alignment = alignment;
         out.proven_bound_bytes = detail::proven_bytes(columns_, bound, placed_.proven);
         if (placed_end > bound_ && pinned_.empty() && slots_laid_out(naive, alignment, placed_end) < placed_end) {
             out.arena_bytes = slot_end_;  // the best-fit slot plan, laid out
             out.strategy = ArenaStrategy::slots;
-            for (ValueId v : live_.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
+            for (ValueId v : live.owners) out.offsets[v] = slot_offset_[slots_.assignments[v].value];
             for (std::size_t n = 0; n < scratch_.size(); ++n)
                 if (!slots_.scratch[n].is_none()) out.scratch_offsets[n] = slot_offset_[slots_.scratch[n].value];
         } else {
             out.arena_bytes = placed_end;
             out.strategy = placed_.strategy;
-            const std::size_t owners = live_.owners.size();
+            const std::size_t owners = live.owners.size();
             for (std::size_t i = 0; i < columns_.count(); ++i) {
                 const std::size_t r = columns_.value[i];  // the record: an owner, or a node's scratch after them
-                if (r < owners) out.offsets[live_.owners[r]] = placed_.offset[i];
+                if (r < owners) out.offsets[live.owners[r]] = placed_.offset[i];
                 else out.scratch_offsets[buffers_[r].first] = placed_.offset[i];
             }
         }
-        detail::place_views(live_, out.offsets);
+        detail::place_views(live, out.offsets);
         return Outcome::complete;
+    }
+    // The same with this request's scratch (bytes by node position, as
+    // PlanOptions::scratch_bytes), kept for the next requests too.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch, ArenaPlan& out) {
+        scratch_.assign(scratch.begin(), scratch.end());
+        return plan(oracle, out);
     }
 
     // The last complete plan's lower bound (plan_offsets' lower_bound_bytes).
@@ -255,7 +265,7 @@ private:
     // memory; returns its arena size (SIZE_MAX if it overflows, or once its
     // capacities reach `beat`: it would not be smaller).
     std::size_t slots_laid_out(std::size_t naive, std::size_t alignment, std::size_t beat) {
-        if (!detail::assign_slots(live_, schedule_, sizes_.bytes, naive, pool_, slots_, false, scratch_, beat))
+        if (!detail::assign_slots(planned(), planned_schedule(), sizes_.bytes, naive, pool_, slots_, false, scratch_, beat))
             return detail::size_max;
         slot_end_ = detail::lay_out_slots(slots_.slots, alignment, slot_offset_).value_or(detail::size_max);
         return slot_end_;

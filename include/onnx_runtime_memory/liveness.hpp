@@ -475,14 +475,20 @@ template <activation_graph G>
     return {};
 }
 
-// The liveness with the owners in `gone` (ascending ids) taken out: no longer
-// owners, their views with them. How dynamic values leave the plan. O(V).
-[[nodiscard]] inline Liveness without_owners(Liveness live, const std::vector<ValueId>& gone) {
-    if (gone.empty()) return live;
+// Takes the owners in `gone` out of `live`, in place (a re-planner keeps
+// its memory): no longer owners, their views with them. O(V).
+inline void remove_owners(Liveness& live, const std::vector<ValueId>& gone) {
+    if (gone.empty()) return;
     for (ValueId v : gone) live.intervals[v] = Interval{};
     const auto out = [&](ValueId v) { return !live.is_owner(v); };
     std::erase_if(live.owners, out);
     std::erase_if(live.allocation_order, out);
+}
+
+// The liveness with the owners in `gone` (ascending ids) taken out: no longer
+// owners, their views with them. How dynamic values leave the plan. O(V).
+[[nodiscard]] inline Liveness without_owners(Liveness live, const std::vector<ValueId>& gone) {
+    remove_owners(live, gone);
     return live;
 }
 

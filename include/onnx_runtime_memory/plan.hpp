@@ -438,16 +438,23 @@ namespace detail {
 
 // What both re-planners keep between requests: the liveness (checked once;
 // one of the wrong shape is kept out and every plan returns its error), the
-// retire schedule, the scratch, and the sizes' memory.
+// retire schedule, the scratch, the policy for unknown sizes, and the sizes'
+// memory. Under UnknownSizes::dynamic, a request with some size unknown
+// plans the liveness without those owners (planned(): a kept copy, so no
+// allocation once it has grown), as plan_activations and plan_arena do.
 class KeptPlanning {
 public:
+    // Every owner, dynamic ones included.
     [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
+    // Owners the last request's oracle did not know, ascending: deferred, or
+    // (UnknownSizes::dynamic) left to run time, as the plan's dynamic_values.
     [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
     // Sizes (by value id) of the last plan's owners.
     [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
 
 protected:
-    KeptPlanning(Liveness live, std::vector<std::size_t> scratch) : live_(std::move(live)), scratch_(std::move(scratch)) {
+    KeptPlanning(Liveness live, std::vector<std::size_t> scratch, UnknownSizes policy)
+        : live_(std::move(live)), scratch_(std::move(scratch)), policy_(policy) {
         if (auto ok = check_liveness(live_); !ok) {
             error_ = ok.error();
             live_ = Liveness{};
@@ -459,23 +466,42 @@ protected:
     }
 
     // This request's sizes: the naive total (scratch included), nullopt when
-    // some size is unknown (deferred), or the error.
+    // some size is unknown and the policy defers, or the error; the order of
+    // the checks is plan_activations' (size_for_plan).
     template <class Oracle>
     [[nodiscard]] expected<std::optional<std::size_t>, PlanError> size_request(Oracle& oracle) {
         if (error_) return unexpected(*error_);
         size_owners(live_, oracle, sizes_);
-        auto naive = sizes_.naive_bytes();
+        auto naive = sizes_.naive_bytes(policy_);
         if (!naive) return unexpected(naive.error());
-        if (!sizes_.complete()) return std::optional<std::size_t>{};
+        if (!sizes_.complete() && policy_ == UnknownSizes::defer) return std::optional<std::size_t>{};
         auto with_scratch = add_scratch(live_, scratch_, *naive);
         if (!with_scratch) return unexpected(with_scratch.error());
+        dynamic_ = !sizes_.complete();
+        if (dynamic_) {
+            planned_ = live_;
+            remove_owners(planned_, sizes_.unknown);
+            make_schedule(planned_, planned_schedule_);
+        }
         return std::optional<std::size_t>{*with_scratch};
+    }
+    // What this request plans: the liveness, without its dynamic owners.
+    [[nodiscard]] const Liveness& planned() const noexcept { return dynamic_ ? planned_ : live_; }
+    [[nodiscard]] const Schedule& planned_schedule() const noexcept { return dynamic_ ? planned_schedule_ : schedule_; }
+    // This request's dynamic values (empty unless some are).
+    void report_dynamic(std::vector<ValueId>& out) const {
+        out.clear();
+        if (dynamic_) out.assign(sizes_.unknown.begin(), sizes_.unknown.end());
     }
 
     Liveness live_;
-    std::vector<std::size_t> scratch_;  // bytes by node (PlanOptions::scratch_bytes)
+    std::vector<std::size_t> scratch_;  // bytes by node position (PlanOptions::scratch_bytes)
+    UnknownSizes policy_ = UnknownSizes::defer;
     Schedule schedule_;
     OwnerSizes sizes_;
+    bool dynamic_ = false;  // the last request left some owners to run time
+    Liveness planned_;      // then: the liveness without them
+    Schedule planned_schedule_;
     std::optional<PlanError> error_;
 };
 
@@ -486,22 +512,24 @@ protected:
 // once, with the retire schedule; each plan() then only sizes the owners and
 // walks them, reusing every buffer: after the first plan of the largest
 // slot count, planning allocates nothing. It plans the scratch of the
-// options it was created with; unknown sizes defer (UnknownSizes::dynamic
-// is plan_activations').
+// options it was created with, or the request's; unknown sizes are handled
+// as the options' UnknownSizes say (dynamic: the rest is planned, the plan's
+// dynamic_values list them), so every plan equals plan_activations'.
 class ActivationPlanner : public detail::KeptPlanning {
 public:
     enum class Outcome : std::uint8_t { complete, deferred };
 
     // A liveness of the wrong shape (check_liveness) is kept out: every
     // plan() then returns its PlanError::bad_liveness.
-    explicit ActivationPlanner(Liveness live, std::vector<std::size_t> scratch = {})
-        : KeptPlanning(std::move(live), std::move(scratch)) {}
+    explicit ActivationPlanner(Liveness live, std::vector<std::size_t> scratch = {},
+                               UnknownSizes unknown = UnknownSizes::defer)
+        : KeptPlanning(std::move(live), std::move(scratch), unknown) {}
     template <activation_graph G>
     [[nodiscard]] static expected<ActivationPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                        const PlanOptions& options = {}) {
         auto live = compute_liveness(g, views, options);
         if (!live) return unexpected(live.error());
-        return ActivationPlanner(std::move(*live), options.scratch_bytes);
+        return ActivationPlanner(std::move(*live), options.scratch_bytes, options.unknown_sizes);
     }
 
     // Plans with this run's sizes into `out`, reusing its memory. On
@@ -512,8 +540,17 @@ public:
         auto naive = size_request(oracle);
         if (!naive) return unexpected(naive.error());
         if (!*naive) return Outcome::deferred;
-        detail::assign_slots(live_, schedule_, sizes_.bytes, **naive, pool_, out, false, scratch_);
+        detail::assign_slots(planned(), planned_schedule(), sizes_.bytes, **naive, pool_, out, false, scratch_);
+        report_dynamic(out.dynamic_values);
         return Outcome::complete;
+    }
+    // The same with this request's scratch (bytes by node position, as
+    // PlanOptions::scratch_bytes), kept for the next requests too.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch,
+                                                    ActivationPlan& out) {
+        scratch_.assign(scratch.begin(), scratch.end());
+        return plan(oracle, out);
     }
 
 private:
