@@ -36,6 +36,12 @@ struct Buffers {
     std::size_t pinned_top = 0;      // the highest end of a pinned buffer, rounded up: the free ones go above
     std::size_t pinned_end = 0;      // the highest end of a pinned buffer's bytes: no arena is smaller
     std::vector<NodeIndex> times;    // working memory of compress_times (kept: re-planning allocates nothing)
+    struct PinCheck {                // and of check_pins
+        std::vector<Buffer> pins;
+        std::vector<std::size_t> offsets;
+        std::vector<ValueId> record;
+        OverlapSpace overlap;
+    } pin_check;
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
     [[nodiscard]] bool is_pinned(std::size_t i) const noexcept { return pin[i] != no_offset; }
@@ -63,17 +69,18 @@ inline void compress_times(Buffers& b) {
 
 // Pinned records must not share bytes while both are live (sizes as placed,
 // rounded up to the alignment).
-[[nodiscard]] inline expected<void, PlanError> check_pins(const Buffers& b) {
-    std::vector<Buffer> pins;
-    std::vector<std::size_t> offsets;
-    std::vector<ValueId> record;
+[[nodiscard]] inline expected<void, PlanError> check_pins(Buffers& b) {
+    auto& [pins, offsets, record, overlap] = b.pin_check;
+    pins.clear();
+    offsets.clear();
+    record.clear();
     for (std::size_t i = 0; i < b.count(); ++i)
         if (b.is_pinned(i)) {
             pins.push_back(Buffer{b.size[i], b.def[i], b.end[i]});
             offsets.push_back(b.pin[i]);
             record.push_back(b.value[i]);
         }
-    const auto o = first_overlap(pins, offsets);
+    const auto o = first_overlap(pins, offsets, overlap);
     if (!o) return {};
     PlanError e = make_plan_error(PlanError::Kind::pins_overlap, std::min(record[o->a], record[o->b]), o->at);
     e.other = std::max(record[o->a], record[o->b]);

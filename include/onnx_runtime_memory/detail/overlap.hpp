@@ -12,7 +12,6 @@
 
 #include "../plan_types.hpp"
 #include "treap.hpp"
-#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -21,23 +20,39 @@ struct Overlap {
     NodeIndex at = 0;            // a time both are live
 };
 
+// first_overlap's working memory, for a caller that checks on every
+// request (a re-planner's pins): nothing is allocated once it has grown.
+struct OverlapSpace {
+    std::vector<std::uint32_t> by_first, by_last;
+    TreapIndex active;
+};
+
 // Sweeps time with the live buffers ordered by offset: the set stays
 // disjoint in bytes as long as each newcomer clears its two neighbours.
 // Zero-size buffers meet nothing; offset + size must not overflow (the
 // callers check). O(n log n).
 [[nodiscard]] inline std::optional<Overlap> first_overlap(std::span<const Buffer> buffers,
-                                                         std::span<const std::size_t> off) {
+                                                         std::span<const std::size_t> off, OverlapSpace& space) {
     const std::size_t n = buffers.size();
     const auto by_offset = [&](std::uint32_t a, std::uint32_t b) { return off[a] != off[b] ? off[a] < off[b] : a < b; };
-    std::vector<std::uint32_t> by_first(n), by_last(n);
+    auto& by_first = space.by_first;
+    auto& by_last = space.by_last;
+    by_first.resize(n);
+    by_last.resize(n);
     std::iota(by_first.begin(), by_first.end(), 0u);
     std::iota(by_last.begin(), by_last.end(), 0u);
-    sort_by(by_first, [&](std::uint32_t x) { return buffers[x].first; });
-    sort_by(by_last, [&](std::uint32_t x) { return buffers[x].last; });
+    // Ties by index, so the order is the stable one; std::sort allocates nothing.
+    std::sort(by_first.begin(), by_first.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return buffers[x].first != buffers[y].first ? buffers[x].first < buffers[y].first : x < y;
+    });
+    std::sort(by_last.begin(), by_last.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return buffers[x].last != buffers[y].last ? buffers[x].last < buffers[y].last : x < y;
+    });
     const auto pair = [](std::uint32_t x, std::uint32_t y, NodeIndex t) {
         return Overlap{std::min(x, y), std::max(x, y), t};
     };
-    TreapIndex active;
+    TreapIndex& active = space.active;
+    active.clear();
     for (std::size_t next = 0, done = 0; next < n;) {
         const NodeIndex t = buffers[by_first[next]].first;
         for (; done < n && buffers[by_last[done]].last < t; ++done)
@@ -53,6 +68,12 @@ struct Overlap {
         }
     }
     return std::nullopt;
+}
+
+[[nodiscard]] inline std::optional<Overlap> first_overlap(std::span<const Buffer> buffers,
+                                                         std::span<const std::size_t> off) {
+    OverlapSpace space;
+    return first_overlap(buffers, off, space);
 }
 
 }  // namespace onnx_runtime_memory::detail
