@@ -76,3 +76,100 @@ TEST_CASE("the re-planners honour UnknownSizes::dynamic: every request plans as 
     with_more.scratch_bytes = more;
     CHECK(arena == orm::plan_arena(g, views, oracle, with_more)->plan());
 }
+
+TEST_CASE("PlannedModel: per request, the arena, placements and scratch tables the free functions give") {
+    const auto g = nonzero_graph();
+    const auto views = nonzero_views(g);
+    orm::PlanOptions o;
+    o.unknown_sizes = orm::UnknownSizes::dynamic;
+    o.outputs = orm::OutputPlacement::external;
+    o.include_graph_inputs = true;
+    o.pinned = {{test::id(g, "x"), 0}};  // the input where the caller's data already is
+    o.inplace = {{test::id(g, "y"), test::id(g, "a")}};
+    o.scratch_bytes = {0, 0, 0, 0, 0, 0, 32};
+    auto model = orm::PlannedModel::create(g, views, o);
+    REQUIRE(model.has_value());
+    const std::vector<orm::ValuePlacement>* table = &model->placements();
+    for (std::size_t batch : {1u, 8u, 3u}) {
+        orm::SymbolBounds bounds;
+        bounds.set("batch", batch);
+        const auto oracle = orm::bounded_size_oracle(g, bounds);
+        const std::vector<std::size_t> scratch = {0, 0, 0, 0, 0, 0, 16 * batch};  // grows with the batch
+        auto outcome = model->plan(oracle, scratch);
+        REQUIRE(outcome.has_value());
+        REQUIRE(*outcome == orm::PlannedModel::Outcome::complete);
+        auto request = o;
+        request.scratch_bytes = scratch;
+        auto expected = orm::plan_arena(g, views, oracle, request);
+        REQUIRE(expected.has_value());
+        CHECK(model->arena() == expected->plan());
+        CHECK(model->placements() == *orm::placements(g, views, expected->plan(), oracle, request));
+        CHECK(&model->placements() == table);  // updated in place
+        REQUIRE(model->scratch().size() == 1);
+        CHECK(model->scratch()[0].node == 6);
+        CHECK(model->scratch()[0].bytes == 16 * batch);
+        CHECK(model->scratch()[0].offset == expected->plan().scratch_offsets[6]);
+        CHECK(model->validate(g, oracle).has_value());
+        const auto& p = model->placements();
+        CHECK(p[test::id(g, "nz")].kind == ValueKind::dynamic);
+        CHECK(p[test::id(g, "g")].kind == ValueKind::dynamic);
+        CHECK(p[test::id(g, "x")].offset == 0);  // pinned
+        CHECK(p[test::id(g, "z")].kind == ValueKind::graph_output);
+        CHECK(p[test::id(g, "z")].offset == orm::no_offset);
+        CHECK(p[test::id(g, "r")].kind == ValueKind::view);
+        CHECK(p[test::id(g, "r")].offset == p[test::id(g, "a")].offset);
+        CHECK(model->unknown_sizes() == std::vector<ValueId>{test::id(g, "nz"), test::id(g, "g")});
+    }
+    // Scratch for a node the graph lacks names it.
+    const std::vector<std::size_t> past(9, 4);
+    auto bad = model->plan(orm::static_size_oracle(g), past);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error() == orm::make_plan_error(PlanError::Kind::bad_scratch, orm::no_value, 7));
+}
+
+TEST_CASE("PlannedModel: in a given order, scratch is by node id, as the executor numbers its nodes") {
+    // Two branches; the order runs B's pair first. Scratch asked for node 1
+    // (ReduceA, by id) lands where node 1 runs: position 3.
+    ir::Builder b("branches");
+    for (auto name : {"a", "ra", "b", "rb", "y"}) b.tensor(name, f32, {64});
+    b.input("x").node("ProduceA", {"x"}, {"a"}).node("ReduceA", {"a"}, {"ra"});
+    b.node("ProduceB", {"x"}, {"b"}).node("ReduceB", {"b"}, {"rb"}).node("Join", {"ra", "rb"}, {"y"}).output("y");
+    const auto g = b.build();
+    const std::vector<orm::NodeIndex> order = {2, 3, 0, 1, 4};
+    orm::PlanOptions o;
+    o.scratch_bytes = {0, 100};  // node 1
+    auto model = orm::PlannedModel::create(g, {}, o, {}, order);
+    REQUIRE(model.has_value());
+    const auto oracle = orm::static_size_oracle(g);
+    REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    REQUIRE(model->scratch().size() == 1);
+    CHECK(model->scratch()[0].node == 1);
+    auto ordered = orm::in_order(g, order);
+    orm::PlanOptions by_position;
+    by_position.scratch_bytes = {0, 0, 0, 100, 0};
+    auto expected = orm::plan_arena(*ordered, {}, oracle, by_position);
+    REQUIRE(expected.has_value());
+    CHECK(model->arena() == expected->plan());
+    CHECK(model->scratch()[0].offset == expected->plan().scratch_offsets[3]);
+    CHECK(model->validate(g, oracle).has_value());
+    // A bad order is the error in_order gives.
+    auto bad = orm::PlannedModel::create(g, {}, o, {}, {0, 1, 2, 3, 3});
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == PlanError::Kind::bad_order);
+}
+
+TEST_CASE("PlannedModel: a deferred request keeps the last plan, and validate reads the options held") {
+    const auto g = nonzero_graph();
+    const auto views = nonzero_views(g);
+    auto model = orm::PlannedModel::create(g, views);  // unknown sizes defer
+    REQUIRE(model.has_value());
+    const orm::SymbolBounds known{{"batch", 2}, {"unk__0", 5}}, batch_only{{"batch", 2}};
+    const auto oracle = orm::bounded_size_oracle(g, known);
+    REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    const orm::ArenaPlan before = model->arena();
+    const auto unknown = orm::bounded_size_oracle(g, batch_only);
+    REQUIRE(model->plan(unknown) == orm::PlannedModel::Outcome::deferred);
+    CHECK(model->unknown_sizes() == std::vector<ValueId>{test::id(g, "nz"), test::id(g, "g")});
+    CHECK(model->arena() == before);
+    CHECK(model->validate(g, oracle).has_value());
+}

@@ -80,6 +80,10 @@ int main() {
     orm::ArenaPlan rearena;
     bad += !arena_planner || !arena_planner->plan(oracle, rearena);
 
+    auto model = orm::PlannedModel::create(g, views, options, arena_options, {0, 1, 2, 3});
+    const std::vector<std::size_t> scratch = {0, 64};
+    bad += !model || !model->plan(oracle, scratch) || !model->validate(g, oracle) || model->scratch().size() != 1;
+
     auto order = orm::topological_order(g);
     bad += !order || !orm::in_order(g, *order) || !orm::in_topological_order(g);
     auto memory_order = orm::memory_aware_order(g, views, oracle, options);

@@ -14,6 +14,7 @@
 #include "order.hpp"
 #include "placements.hpp"
 #include "plan.hpp"
+#include "planned_model.hpp"
 #include "plan_types.hpp"
 #include "sizes.hpp"
 #include "sizing.hpp"

@@ -60,42 +60,53 @@ struct ValuePlacement {
 
 namespace detail {
 
-// The table without slots or offsets: kinds, roots, sizes and intervals.
-template <activation_graph G, class Oracle>
-[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placement_kinds(const G& g, const ViewMap& views,
-                                                                               Oracle& oracle,
-                                                                               const PlanOptions& options,
-                                                                               const std::vector<ValueId>& dynamic) {
+// The parts of the table that no request changes: each value's kind (an
+// owner of unknown size becomes `dynamic` per request) and root.
+template <activation_graph G>
+void placement_base(const G& g, const Liveness& live, const PlanOptions& options, std::vector<ValuePlacement>& table) {
     using T = graph_traits<G>;
-    auto live = compute_liveness(g, views, options);
-    if (!live) return unexpected(live.error());
-    OwnerSizes sizes;
-    size_owners(*live, oracle, sizes);
-    const std::size_t V = live->value_count();
+    const std::size_t V = live.value_count();
     std::vector<std::uint8_t> outside(V, 0);  // 1: graph input, 2: graph output
     for (auto x : T::graph_inputs(g))
         if (const auto v = to_value_id(x, V)) outside[*v] |= 1;
     for (auto x : T::graph_outputs(g))
-        if (const auto v = to_value_id(x, V)) outside[live->roots[*v]] |= 2;
-    std::vector<ValuePlacement> table(V);
+        if (const auto v = to_value_id(x, V)) outside[live.roots[*v]] |= 2;
+    table.assign(V, ValuePlacement{});
     for (std::size_t i = 0; i < V; ++i) {
         const auto v = static_cast<ValueId>(i);
         ValuePlacement& p = table[i];
-        p.root = live->roots[v];
-        const bool is_dynamic = std::binary_search(dynamic.begin(), dynamic.end(), p.root);
+        p.root = live.roots[v];
         if (T::is_initializer(g, v)) p.kind = ValueKind::initializer;
-        else if (std::binary_search(live->inplace.begin(), live->inplace.end(), v)) p.kind = ValueKind::inplace;
+        else if (std::binary_search(live.inplace.begin(), live.inplace.end(), v)) p.kind = ValueKind::inplace;
         else if (p.root != v) p.kind = ValueKind::view;
-        else if (is_dynamic) p.kind = ValueKind::dynamic;
-        else if (live->is_owner(v)) p.kind = ValueKind::owner;
+        else if (live.is_owner(v)) p.kind = ValueKind::owner;
         else if (outside[v] & 1) p.kind = ValueKind::graph_input;  // an input passed through as an output too
         else if ((outside[v] & 2) && options.outputs == OutputPlacement::external) p.kind = ValueKind::graph_output;
-        if (live->is_owner(p.root) && !is_dynamic) {
-            p.bytes = sizes.bytes[p.root];
-            p.live = live->intervals[p.root];
-        }
     }
-    return table;
+}
+
+// One request's parts, over a table from placement_base (`base`, or the
+// table itself): owners of unknown size (`dynamic`, ascending) become
+// dynamic, planned roots get their size (`bytes`, by value id) and
+// interval, and every value but a dynamic one its root's slot or offset.
+// O(V log dynamic), no allocation.
+template <class Plan>
+void fill_placements(const std::vector<ValuePlacement>& base, const Liveness& live, const std::vector<std::size_t>& bytes,
+                     const std::vector<ValueId>& dynamic, const Plan& plan, std::vector<ValuePlacement>& table) {
+    table.resize(base.size());
+    for (std::size_t i = 0; i < base.size(); ++i) {
+        ValuePlacement& p = table[i];
+        p = base[i];
+        const bool is_dynamic = std::binary_search(dynamic.begin(), dynamic.end(), p.root);
+        if (is_dynamic && p.kind == ValueKind::owner) p.kind = ValueKind::dynamic;
+        if (live.is_owner(p.root) && !is_dynamic) {
+            p.bytes = bytes[p.root];
+            p.live = live.intervals[p.root];
+        }
+        if (p.kind == ValueKind::dynamic) continue;
+        if constexpr (std::same_as<Plan, ActivationPlan>) p.slot = plan.slot_of(p.root).value_or(SlotId::none());
+        else p.offset = plan.offset_of(p.root).value_or(no_offset);
+    }
 }
 
 }  // namespace detail
@@ -103,19 +114,19 @@ template <activation_graph G, class Oracle>
 // The table of a slot plan (ActivationPlan: table[v].slot is the slot that
 // backs v, its root's for a view) or of an arena plan (ArenaPlan:
 // table[v].offset is where v's bytes start), made with the same views,
-// options and oracle.
+// options and oracle. (PlannedModel keeps one up to date per request.)
 template <activation_graph G, class Plan, size_oracle Oracle>
     requires std::same_as<Plan, ActivationPlan> || std::same_as<Plan, ArenaPlan>
 [[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
                                                                           const Plan& plan, Oracle&& oracle,
                                                                           const PlanOptions& options = {}) {
-    auto table = detail::placement_kinds(g, views, oracle, options, plan.dynamic_values);
-    if (!table) return table;
-    for (auto& p : *table) {
-        if (p.kind == ValueKind::dynamic) continue;
-        if constexpr (std::same_as<Plan, ActivationPlan>) p.slot = plan.slot_of(p.root).value_or(SlotId::none());
-        else p.offset = plan.offset_of(p.root).value_or(no_offset);
-    }
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(live.error());
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);
+    std::vector<ValuePlacement> table;
+    detail::placement_base(g, *live, options, table);
+    detail::fill_placements(table, *live, sizes.bytes, plan.dynamic_values, plan, table);
     return table;
 }
 

@@ -1,0 +1,168 @@
+// PlannedModel: the one object an executor keeps per model. Created once
+// from the graph, its views and every option (policies, in-place hints,
+// scratch, pins, an execution order); then, per request, new sizes (an
+// oracle) and the request's scratch go in, and the arena plan, the
+// placement table and the scratch table are updated in place: the liveness
+// is never recomputed, and what the object holds is reused (when the sweep
+// alone plans, ArenaOptions::work_per_owner = 0 or a sweep at the bound,
+// a request allocates nothing once the first has run; the other strategies
+// allocate their working memory). Every plan equals plan_arena's with the
+// same options and the request's sizes and scratch; planning, placements
+// and validation read the same options, held once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "arena.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "liveness.hpp"
+#include "order.hpp"
+#include "placements.hpp"
+#include "plan_types.hpp"
+#include "sizing.hpp"
+#include "validate.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory {
+
+class PlannedModel {
+public:
+    enum class Outcome : std::uint8_t { complete, deferred };
+
+    // Plans g in its own node order, or in `order` (a permutation of g's
+    // nodes: position k runs node order[k]). Node ids are g's throughout:
+    // options.scratch_bytes[n] and each request's scratch are by node id,
+    // and so are the scratch table's nodes. The options are held as given.
+    // An invalid graph, view map or option is the PlanError
+    // compute_liveness (or in_order) gives.
+    template <activation_graph G>
+    [[nodiscard]] static expected<PlannedModel, PlanError> create(const G& g, ViewMap views, PlanOptions options = {},
+                                                                  ArenaOptions arena_options = {},
+                                                                  std::vector<NodeIndex> order = {}) {
+        if (order.empty()) return make(g, std::move(views), std::move(options), arena_options, std::move(order));
+        auto ordered = in_order(g, order);
+        if (!ordered) return unexpected(ordered.error());
+        return make(*ordered, std::move(views), std::move(options), arena_options, std::move(order));
+    }
+
+    // Plans this request: sizes from `oracle`, the options' scratch. On
+    // deferred (some size unknown and the policy defers), unknown_sizes()
+    // lists the owners and the tables keep the last complete request's.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle) {
+        return plan(oracle, std::span<const std::size_t>(options_.scratch_bytes));
+    }
+    // The same with this request's scratch: scratch_bytes[n] bytes for node
+    // n (by node id; 0 or no entry: none). A node the graph lacks is
+    // PlanError::bad_scratch naming it.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch_bytes) {
+        position_scratch_.assign(position_of_.size(), 0);
+        for (std::size_t n = 0; n < scratch_bytes.size(); ++n) {
+            if (scratch_bytes[n] == 0) continue;
+            if (n >= position_of_.size())
+                return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
+            position_scratch_[position_of_[n]] = scratch_bytes[n];
+        }
+        auto outcome = planner_.plan(oracle, position_scratch_, arena_);
+        if (!outcome) return unexpected(outcome.error());
+        if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
+        detail::fill_placements(base_, planner_.liveness(), planner_.sizes(), arena_.dynamic_values, arena_, table_);
+        planned_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
+        scratch_table_.clear();
+        for (std::size_t n = 0; n < scratch_bytes.size(); ++n)
+            if (scratch_bytes[n] > 0) {
+                const std::size_t at = position_of_[n];
+                scratch_table_.push_back(ScratchPlacement{static_cast<NodeIndex>(n), scratch_bytes[n], SlotId::none(),
+                                                          arena_.scratch_offsets[at]});
+            }
+        return Outcome::complete;
+    }
+
+    // The last complete request's arena plan (scratch_offsets by position in
+    // the order planned; scratch() has them by node id).
+    [[nodiscard]] const ArenaPlan& arena() const noexcept { return arena_; }
+    // Every value's placement, by value id: kind, root, size, interval and
+    // offset (a view's, its root's); `dynamic` for an owner of unknown size
+    // under UnknownSizes::dynamic (with its views: no offset).
+    [[nodiscard]] const std::vector<ValuePlacement>& placements() const noexcept { return table_; }
+    // Each node's scratch, by node id, for the nodes that asked for some.
+    [[nodiscard]] const std::vector<ScratchPlacement>& scratch() const noexcept { return scratch_table_; }
+    // The owners of unknown size of the last request: deferred, or left to
+    // run time (then also arena().dynamic_values).
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return planner_.unknown_sizes(); }
+    [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return planner_.lower_bound_bytes(); }
+    [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
+    [[nodiscard]] const ArenaOptions& arena_options() const noexcept { return arena_options_; }
+    [[nodiscard]] const ViewMap& views() const noexcept { return views_; }
+    // The order planned in (empty: the graph's own).
+    [[nodiscard]] const std::vector<NodeIndex>& order() const noexcept { return order_; }
+    // The liveness, in positions of the order planned.
+    [[nodiscard]] const Liveness& liveness() const noexcept { return planner_.liveness(); }
+
+    // Checks the last complete request's plan against g (the graph given
+    // to create) with validate_arena: the views, options, order, alignment
+    // and that request's scratch held here, the sizes from `oracle` (the
+    // request's). Independent of the planner; allocates.
+    template <activation_graph G, size_oracle Oracle>
+    [[nodiscard]] expected<void, ValidateError> validate(const G& g, Oracle&& oracle) const {
+        PlanOptions planned = options_;
+        planned.scratch_bytes.assign(planned_scratch_.begin(), planned_scratch_.end());
+        if (order_.empty()) return validate_arena(g, views_, arena_, oracle, arena_options_.alignment, planned);
+        auto ordered = in_order(g, order_);
+        if (!ordered) return unexpected(ValidateError::from(ordered.error()));
+        return validate_arena(*ordered, views_, arena_, oracle, arena_options_.alignment, planned);
+    }
+
+private:
+    PlannedModel(ArenaPlanner planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
+                 std::vector<NodeIndex> order)
+        : planner_(std::move(planner)), views_(std::move(views)), options_(std::move(options)),
+          arena_options_(arena_options), order_(std::move(order)) {}
+
+    // create, on the graph in the order planned.
+    template <activation_graph G>
+    [[nodiscard]] static expected<PlannedModel, PlanError> make(const G& g, ViewMap views, PlanOptions options,
+                                                                const ArenaOptions& arena_options,
+                                                                std::vector<NodeIndex> order) {
+        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
+        std::vector<std::size_t> position_of(N);  // node id -> position in the order planned
+        for (std::size_t k = 0; k < N; ++k) position_of[order.empty() ? k : order[k]] = k;
+        PlanOptions planned = options;  // scratch by position, for the liveness and the planner
+        planned.scratch_bytes.assign(N, 0);
+        for (std::size_t n = 0; n < options.scratch_bytes.size(); ++n) {
+            if (options.scratch_bytes[n] == 0) continue;
+            if (n >= N) return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
+            planned.scratch_bytes[position_of[n]] = options.scratch_bytes[n];
+        }
+        auto live = compute_liveness(g, views, planned);
+        if (!live) return unexpected(live.error());
+        std::vector<ValuePlacement> base;
+        detail::placement_base(g, *live, planned, base);
+        ArenaPlanner planner(std::move(*live), arena_options, planned.scratch_bytes, planned.pinned, planned.unknown_sizes);
+        PlannedModel model(std::move(planner), std::move(views), std::move(options), arena_options, std::move(order));
+        model.position_of_ = std::move(position_of);
+        model.base_ = std::move(base);
+        return model;
+    }
+
+    ArenaPlanner planner_;
+    ViewMap views_;
+    PlanOptions options_;  // as given: scratch by node id
+    ArenaOptions arena_options_;
+    std::vector<NodeIndex> order_;
+    std::vector<std::size_t> position_of_;       // node id -> position planned
+    std::vector<std::size_t> position_scratch_;  // this request's scratch, by position
+    std::vector<std::size_t> planned_scratch_;   // the last complete request's
+    std::vector<ValuePlacement> base_, table_;   // what no request changes; this request's table
+    std::vector<ScratchPlacement> scratch_table_;
+    ArenaPlan arena_;
+};
+
+}  // namespace onnx_runtime_memory
