@@ -1,189 +1,195 @@
-// A small executor that runs a model out of one planned arena, as an
-// executor team would use the library: its own IR, real float kernels, a
-// batch size that changes per request, a view (Reshape), a kernel that needs
-// scratch (Softmax), the graph output outside the arena, and the offsets
-// re-planned per request by an ArenaPlanner; then again with the elementwise
-// kernels in place. Every request runs twice: out of the arena (filled with
-// NaN first, so a read of unwritten or clobbered memory shows) and with one
-// buffer per tensor; the outputs must match bit for bit.
+// An executor serving one model through a PlannedModel: created once, then
+// per request (a new batch size) re-planned with the request's sizes and
+// scratch, every value bound from the placement table. The model has what
+// real ones have: a data-dependent NonZero -> Gather (left to run time), a
+// Softmax whose scratch grows with the batch, Relu and Mul written in place,
+// the output outside the arena, and the input pinned where the caller writes
+// it. Each request runs out of the arena (NaN-filled first, so a read of
+// unwritten or clobbered bytes shows) and again with one buffer per tensor;
+// the outputs must match bit for bit, and plan() must allocate nothing after
+// the first request.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cmath>
-#include <cstddef>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
 
+#include "heap_accounting.hpp"
+
 namespace orm = onnx_runtime_memory;
 
 namespace {
 
-enum class Op { matmul, relu, add, reshape, softmax };
-
-struct Node {
-    Op op;
-    std::vector<unsigned> inputs, outputs;
-};
-
-// The model: x[b,16] -> MatMul(w1[16,32]) -> h1 -> Relu -> r1 -> MatMul(w2[32,32]) -> h2
-// -> Add(h2, r1) -> s -> Reshape -> v[b*32] -> Softmax over rows of 32 (scratch: one row) -> y (output).
+// The graph adapter. x[b,16] -> MatMul(w[16,32]) -> h -> Relu -> r -> NonZero -> nz[k] ->
+// Gather(r, nz) -> g[k] -> ReduceSum -> s[1] -> Mul(r, s) -> m -> Softmax -> y[b,32] (output).
+enum Op { matmul, relu, nonzero, gather, reduce_sum, mul, softmax };
 struct Model {
-    enum : unsigned { x, w1, h1, r1, w2, h2, s, v, y, count };
-    std::vector<Node> nodes{{Op::matmul, {x, w1}, {h1}}, {Op::relu, {h1}, {r1}},   {Op::matmul, {r1, w2}, {h2}},
-                            {Op::add, {h2, r1}, {s}},    {Op::reshape, {s}, {v}}, {Op::softmax, {v}, {y}}};
+    enum : unsigned { x, w, h, r, nz, g, s, m, y, count };
+    struct Node {
+        Op op;
+        std::vector<unsigned> in, out;
+    };
+    std::vector<Node> nodes{{matmul, {x, w}, {h}},  {relu, {h}, {r}}, {nonzero, {r}, {nz}}, {gather, {r, nz}, {g}},
+                            {reduce_sum, {g}, {s}}, {mul, {r, s}, {m}}, {softmax, {m}, {y}}};
     std::vector<unsigned> inputs{x}, outputs{y};
-
-    // The activation_graph concept, from members.
     std::size_t value_count() const { return count; }
     std::size_t node_count() const { return nodes.size(); }
-    const std::vector<unsigned>& node_inputs(std::size_t n) const { return nodes[n].inputs; }
-    const std::vector<unsigned>& node_outputs(std::size_t n) const { return nodes[n].outputs; }
+    const std::vector<unsigned>& node_inputs(std::size_t n) const { return nodes[n].in; }
+    const std::vector<unsigned>& node_outputs(std::size_t n) const { return nodes[n].out; }
     const std::vector<unsigned>& graph_inputs() const { return inputs; }
     const std::vector<unsigned>& graph_outputs() const { return outputs; }
-    bool is_initializer(orm::ValueId v) const { return v == w1 || v == w2; }
-
-    // Floats in value v at this batch size (columns: 16 for x, 32 otherwise).
-    static std::size_t floats(orm::ValueId v, std::size_t batch) {
-        if (v == w1) return 16 * 32;
-        if (v == w2) return 32 * 32;
-        return batch * (v == x ? 16 : 32);
+    bool is_initializer(orm::ValueId v) const { return v == w; }
+    // Floats in v at batch b: nz and g are known only as the graph runs.
+    static std::optional<std::size_t> floats(orm::ValueId v, std::size_t b) {
+        if (v == nz || v == g) return std::nullopt;
+        return v == w ? 16 * 32 : v == s ? 1 : b * (v == x ? 16 : 32);
+    }
+    static std::optional<std::size_t> bytes(orm::ValueId v, std::size_t b) {
+        if (auto n = floats(v, b)) return *n * sizeof(float);
+        return std::nullopt;
     }
 };
 
-// The kernels, on raw pointers: the same code runs on both memories.
-void matmul(const float* a, const float* b, float* out, std::size_t rows, std::size_t inner, std::size_t cols) {
-    for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t j = 0; j < cols; ++j) {
-            float acc = 0.0f;
-            for (std::size_t k = 0; k < inner; ++k) acc += a[i * inner + k] * b[k * cols + j];
-            out[i * cols + j] = acc;
-        }
-}
-void softmax_rows(const float* in, float* out, float* row_scratch, std::size_t rows, std::size_t cols) {
-    for (std::size_t i = 0; i < rows; ++i) {
-        float top = in[i * cols];
-        for (std::size_t j = 1; j < cols; ++j) top = std::fmax(top, in[i * cols + j]);
-        float sum = 0.0f;
-        for (std::size_t j = 0; j < cols; ++j) sum += row_scratch[j] = std::exp(in[i * cols + j] - top);
-        for (std::size_t j = 0; j < cols; ++j) out[i * cols + j] = row_scratch[j] / sum;
-    }
-}
-
-// Runs the model with value v at at(v) and node n's scratch at scratch(n).
-template <class At, class Scratch>
-void run(const Model& m, std::size_t batch, At&& at, Scratch&& scratch) {
-    for (std::size_t n = 0; n < m.nodes.size(); ++n) {
-        const Node& node = m.nodes[n];
-        float* out = at(node.outputs[0]);
+// The kernels, on raw memory: at(v) is where v lives; make(v, n) gives a
+// value of size known only now (NonZero's count) its n floats.
+template <class At, class Make>
+void run(const Model& model, std::size_t b, At&& at, Make&& make, float* scratch) {
+    std::size_t found = 0;  // NonZero's count
+    for (const auto& node : model.nodes) {
+        const float* in = at(node.in[0]);
         switch (node.op) {
-            case Op::matmul: {
-                const std::size_t inner = node.inputs[1] == Model::w1 ? 16 : 32;
-                matmul(at(node.inputs[0]), at(node.inputs[1]), out, batch, inner, 32);
+            case matmul:
+                for (std::size_t i = 0; i < b * 32; ++i) {
+                    float acc = 0.0f;
+                    for (std::size_t k = 0; k < 16; ++k) acc += in[i / 32 * 16 + k] * at(Model::w)[k * 32 + i % 32];
+                    at(Model::h)[i] = acc;
+                }
+                break;
+            case relu:  // element i read before written: safe in place
+                for (std::size_t i = 0; i < b * 32; ++i) at(Model::r)[i] = std::fmax(in[i] - 0.25f, 0.0f);
+                break;
+            case nonzero: {
+                found = 0;
+                for (std::size_t i = 0; i < b * 32; ++i) found += in[i] > 0.0f;
+                float* out = make(Model::nz, found);
+                for (std::size_t i = 0, j = 0; i < b * 32; ++i)
+                    if (in[i] > 0.0f) out[j++] = static_cast<float>(i);
                 break;
             }
-            case Op::relu:
-                for (std::size_t k = 0; k < batch * 32; ++k) out[k] = std::fmax(at(node.inputs[0])[k], 0.0f);
+            case gather: {
+                float* out = make(Model::g, found);
+                for (std::size_t j = 0; j < found; ++j) out[j] = in[static_cast<std::size_t>(at(Model::nz)[j])];
                 break;
-            case Op::add:
-                for (std::size_t k = 0; k < batch * 32; ++k) out[k] = at(node.inputs[0])[k] + at(node.inputs[1])[k];
+            }
+            case reduce_sum: {
+                float sum = 1.0f;
+                for (std::size_t j = 0; j < found; ++j) sum += in[j];
+                at(Model::s)[0] = 1.0f / sum;
                 break;
-            case Op::reshape: break;  // a view: the same bytes, nothing to do
-            case Op::softmax: softmax_rows(at(node.inputs[0]), out, scratch(n), batch, 32); break;
+            }
+            case mul:  // in place too
+                for (std::size_t i = 0; i < b * 32; ++i) at(Model::m)[i] = in[i] * at(Model::s)[0];
+                break;
+            case softmax: {  // the scratch holds every row's exponentials: b x 32 floats
+                for (std::size_t i = 0; i < b * 32; ++i) scratch[i] = std::exp(in[i]);
+                for (std::size_t row = 0; row < b; ++row) {
+                    float sum = 0.0f;
+                    for (std::size_t j = 0; j < 32; ++j) sum += scratch[row * 32 + j];
+                    for (std::size_t j = 0; j < 32; ++j) at(Model::y)[row * 32 + j] = scratch[row * 32 + j] / sum;
+                }
+                break;
+            }
         }
     }
 }
 
-// Runs every request of one configuration; returns the number of requests
-// whose output differs from one buffer per tensor.
-int serve(const Model& model, const orm::ViewMap& views, const orm::PlanOptions& options, const char* mode) {
-    orm::ArenaOptions arena_options;
-    arena_options.alignment = 64;
-    auto planner = orm::ArenaPlanner::create(model, views, options, arena_options);
-    if (!planner) {
-        std::printf("cannot plan: %s\n", planner.error().message().c_str());
-        return 1;
-    }
+// One buffer per tensor: the reference output.
+std::vector<float> reference(const Model& model, std::size_t b, const std::vector<float>& input,
+                             const std::vector<float>& weights) {
+    std::vector<std::vector<float>> own(Model::count);
+    for (unsigned v = 0; v < Model::count; ++v) own[v].resize(Model::floats(v, b).value_or(0));
+    own[Model::x] = input;
+    own[Model::w] = weights;
+    std::vector<float> scratch(b * 32);
+    const auto make = [&](unsigned v, std::size_t n) {
+        own[v].resize(n);
+        return own[v].data();
+    };
+    run(model, b, [&](unsigned v) { return own[v].data(); }, make, scratch.data());
+    return own[Model::y];
+}
 
-    // Weights and the request's input: caller memory, outside the arena.
-    std::vector<float> w1(16 * 32), w2(32 * 32);
-    for (std::size_t k = 0; k < w1.size(); ++k) w1[k] = static_cast<float>((k * 7) % 13) / 13.0f - 0.4f;
-    for (std::size_t k = 0; k < w2.size(); ++k) w2[k] = static_cast<float>((k * 5) % 11) / 11.0f - 0.5f;
-
-    orm::ArenaPlan plan;
-    int failures = 0;
-    for (std::size_t batch : {1u, 3u, 8u, 2u}) {
-        const auto bytes = [&](orm::ValueId v) -> std::optional<std::size_t> {
-            return Model::floats(v, batch) * sizeof(float);
-        };
-        std::vector<float> input(Model::floats(Model::x, batch));
-        for (std::size_t k = 0; k < input.size(); ++k) input[k] = static_cast<float>((k * 3 + batch) % 17) / 17.0f;
-
-        // Out of the arena, re-planned for this batch.
-        if (!planner->plan(bytes, plan) || !orm::validate_arena(model, views, plan, bytes, 64, options)) return 1;
-        auto table = orm::placements(model, views, plan, bytes, options);
-        if (!table) return 1;
-        std::vector<float> arena(plan.arena_bytes / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
-        std::vector<float> output(Model::floats(Model::y, batch));  // allocated by the executor: outside
-        const auto at = [&](unsigned v) -> float* {
-            const orm::ValuePlacement& p = (*table)[v];
-            switch (p.kind) {
-                case orm::ValueKind::owner:
-                case orm::ValueKind::view:
-                case orm::ValueKind::inplace:
-                    if (p.offset != orm::no_offset) return arena.data() + p.offset / sizeof(float);
-                    break;
-                case orm::ValueKind::graph_output: return output.data();
-                case orm::ValueKind::graph_input: return input.data();
-                case orm::ValueKind::initializer: return v == Model::w1 ? w1.data() : w2.data();
-                default: break;
-            }
-            std::printf("value %u has no memory\n", v);
-            std::abort();
-        };
-        if (!options.inplace.empty() && (at(Model::r1) != at(Model::h1) || at(Model::s) != at(Model::h2))) {
-            std::printf("%s: the hints were not taken\n", mode);
-            return 1;
-        }
-        run(model, batch, at, [&](std::size_t n) { return arena.data() + plan.scratch_offsets[n] / sizeof(float); });
-
-        // One buffer per tensor: the reference.
-        std::vector<std::vector<float>> own(Model::count);
-        for (unsigned v = 0; v < Model::count; ++v) own[v].assign(Model::floats(v, batch), 0.0f);
-        own[Model::x] = input;
-        own[Model::w1] = w1;
-        own[Model::w2] = w2;
-        std::vector<float> ref_scratch(32);
-        const auto ref_at = [&](unsigned v) { return own[v == Model::v ? Model::s : v].data(); };
-        run(model, batch, ref_at, [&](std::size_t) { return ref_scratch.data(); });
-
-        const bool same = std::memcmp(output.data(), own[Model::y].data(), output.size() * sizeof(float)) == 0;
-        std::size_t naive = 0;  // the arena's contents, one buffer each
-        for (unsigned v : {Model::h1, Model::r1, Model::h2, Model::s}) naive += Model::floats(v, batch) * sizeof(float);
-        std::printf("%s batch %zu: arena %zu bytes (one buffer each: %zu, output outside), %s\n", mode, batch,
-                    plan.arena_bytes, naive + 32 * sizeof(float), same ? "output matches bit for bit" : "OUTPUT DIFFERS");
-        failures += same ? 0 : 1;
-    }
-    return failures;
+// The caller's data: the weights and each request's input.
+std::vector<float> weights() {
+    std::vector<float> w(16 * 32);
+    for (std::size_t k = 0; k < w.size(); ++k) w[k] = static_cast<float>((k * 7) % 13) / 13.0f - 0.4f;
+    return w;
+}
+std::vector<float> input(std::size_t b) {
+    std::vector<float> x(b * 16);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = static_cast<float>((k * 3 + b) % 17) / 17.0f;
+    return x;
 }
 
 }  // namespace
 
 int main() {
     const Model model;
-    orm::ViewMap views;
-    views.insert(Model::v, Model::s);  // Reshape: v is s's bytes
+    std::vector<float> w = weights();
+    const std::vector<std::size_t> batches = {1, 4, 16, 2, 16};
+    int failures = 0;
+
+    // The executor's glue, all of it (quoted in the README):
     orm::PlanOptions options;
-    options.outputs = orm::OutputPlacement::external;  // y survives the next request
-    options.scratch_bytes = {0, 0, 0, 0, 0, 32 * sizeof(float)};  // Softmax: one row of workspace
-    int failures = serve(model, views, options, "buffers");
-    // In place: Relu writes r1 over h1, Add writes s over h2 (each input's
-    // last reader); the elementwise kernels read element k before writing it.
-    options.inplace = {{Model::r1, Model::h1}, {Model::s, Model::h2}};
-    auto why = orm::explain_inplace(model, views, options);
-    if (!why || (*why)[0] != orm::InplaceResult::taken || (*why)[1] != orm::InplaceResult::taken) return 1;
-    failures += serve(model, views, options, "in place");
-    return failures == 0 ? 0 : 1;
+    options.unknown_sizes = orm::UnknownSizes::dynamic;  // NonZero's count: known only as the graph runs
+    options.outputs = orm::OutputPlacement::external;     // y outlives the request
+    options.include_graph_inputs = true;
+    options.pinned = {{Model::x, 0}};                     // the caller writes each input at offset 0
+    options.inplace = {{Model::r, Model::h}, {Model::m, Model::r}};  // Relu over h, Mul over r
+    // work_per_owner 0: the sweep alone, so that re-planning allocates nothing.
+    auto planned = orm::PlannedModel::create(model, {}, options, {.alignment = 64, .work_per_owner = 0});
+    if (!planned) return std::printf("cannot plan: %s\n", planned.error().message().c_str()), 1;
+    std::vector<float> arena, output;
+    std::vector<std::vector<float>> dynamic(Model::count);  // values sized as the graph runs
+    for (std::size_t b : batches) {
+        const auto bytes = [b](orm::ValueId v) { return Model::bytes(v, b); };
+        const std::vector<std::size_t> scratch = {0, 0, 0, 0, 0, 0, b * 32 * sizeof(float)};  // Softmax's, by node id
+        if (!planned->plan(bytes, scratch) || !planned->validate(model, bytes)) return 1;
+        arena.assign(planned->arena().arena_bytes / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+        output.assign(b * 32, 0.0f);
+        const auto at = [&](unsigned v) -> float* {
+            const orm::ValuePlacement& p = planned->placements()[v];
+            if (p.kind == orm::ValueKind::graph_output) return output.data();
+            if (p.kind == orm::ValueKind::initializer) return w.data();
+            if (p.kind == orm::ValueKind::dynamic) return dynamic[v].data();
+            return arena.data() + p.offset / sizeof(float);  // owners, views, in place, the pinned input
+        };
+        const auto make = [&](unsigned v, std::size_t n) {
+            if (planned->placements()[v].kind == orm::ValueKind::dynamic) dynamic[v].resize(n);
+            return at(v);
+        };
+        std::memcpy(at(Model::x), input(b).data(), b * 16 * sizeof(float));  // the pinned input
+        run(model, b, at, make, arena.data() + planned->scratch()[0].offset / sizeof(float));
+        // End of the glue.
+
+        const bool same = std::memcmp(output.data(), reference(model, b, input(b), w).data(), b * 32 * sizeof(float)) == 0;
+        std::printf("batch %2zu: arena %5zu bytes (one buffer each: %5zu), %zu dynamic, scratch %4zu bytes: %s\n", b,
+                    planned->arena().arena_bytes, (b * 16 + b * 32 * 3 + 1) * sizeof(float),
+                    planned->arena().dynamic_values.size(), planned->scratch()[0].bytes,
+                    same ? "output matches bit for bit" : "OUTPUT DIFFERS");
+        failures += same ? 0 : 1;
+    }
+    // Every request again, counting the heap's allocations inside plan().
+    std::size_t allocations = 0;
+    for (std::size_t b : batches) {
+        const std::vector<std::size_t> scratch = {0, 0, 0, 0, 0, 0, b * 32 * sizeof(float)};
+        const std::size_t before = heap_allocations;
+        if (!planned->plan([b](orm::ValueId v) { return Model::bytes(v, b); }, scratch)) return 1;
+        allocations += heap_allocations - before;
+    }
+    std::printf("allocations in plan() once the first request has run: %zu\n", allocations);
+    return failures == 0 && allocations == 0 ? 0 : 1;
 }

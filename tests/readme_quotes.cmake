@@ -1,9 +1,26 @@
 # Checks that the README quotes a source file exactly: the ```cpp block that
-# follows the line "<!-- quoted from examples/NAME -->" must equal the file.
-#   cmake -DREADME=README.md -DSOURCE=examples/quick_start.cpp -P readme_quotes.cmake
+# follows the line "<!-- quoted from examples/NAME -->" must equal the file,
+# or, given FROM and TO, the lines strictly between the line holding FROM and
+# the next line holding TO.
+#   cmake -DREADME=README.md -DSOURCE=examples/quick_start.cpp [-DFROM=text -DTO=text] -P readme_quotes.cmake
 cmake_minimum_required(VERSION 3.23)
 file(READ "${README}" readme)
 file(READ "${SOURCE}" source)
+if(DEFINED FROM)
+  string(FIND "${source}" "${FROM}" from)
+  if(from EQUAL -1)
+    message(FATAL_ERROR "${SOURCE} has no line holding '${FROM}'")
+  endif()
+  string(SUBSTRING "${source}" ${from} -1 source)
+  string(FIND "${source}" "\n" eol)
+  math(EXPR eol "${eol} + 1")
+  string(SUBSTRING "${source}" ${eol} -1 source)
+  string(FIND "${source}" "${TO}" to)
+  string(SUBSTRING "${source}" 0 ${to} source)
+  string(FIND "${source}" "\n" last_eol REVERSE)
+  math(EXPR last_eol "${last_eol} + 1")
+  string(SUBSTRING "${source}" 0 ${last_eol} source)
+endif()
 get_filename_component(name "${SOURCE}" NAME)
 string(FIND "${readme}" "<!-- quoted from examples/${name} -->" at)
 if(at EQUAL -1)

@@ -5,7 +5,7 @@
 #   cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<dir> -DCXX=<compiler> -DGENERATOR=<gen> -P readme_fetchcontent.cmake
 cmake_minimum_required(VERSION 3.23)
 file(READ "${SOURCE_DIR}/README.md" readme)
-string(FIND "${readme}" "**3. `FetchContent`**" at)
+string(FIND "${readme}" "**`FetchContent`**" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "the README has no FetchContent section")
 endif()
