@@ -29,8 +29,10 @@
 // A lower bound over every order (the bytes live at a node in every order:
 // opened by it or an ancestor, used by it or a descendant) proves the best
 // optimal where it reaches it.
-// In-place hints are not modelled by the search; the result is measured with
-// them, is still never above the given order, and is not claimed optimal.
+// In-place hints are not modelled by the search's own accounting; with
+// hints, every order a strategy found (and the given one) is measured as the
+// planner accounts it, hints folded in that order, and the least kept: never
+// above the given order, and not claimed optimal (no bound is computed).
 #pragma once
 
 #include <algorithm>
@@ -196,9 +198,11 @@ template <activation_graph G, size_oracle Oracle>
     best.tried.emplace_back(OrderStrategy::given, best.peak_bytes);
     std::vector<std::pair<std::size_t, std::vector<NodeIndex>>> heuristic;  // the heuristics' orders and peaks: where
                                                                              // the windows may start
+    std::vector<std::pair<OrderStrategy, std::vector<NodeIndex>>> found;  // with hints: each order, measured again
     const auto consider = [&](std::vector<NodeIndex> order, OrderStrategy strategy) {
         const std::size_t peak = detail::simulate_peak(p, order);
         best.tried.emplace_back(strategy, peak);
+        if (!options.inplace.empty()) found.emplace_back(strategy, order);
         if (strategy != OrderStrategy::exact && strategy != OrderStrategy::window) heuristic.emplace_back(peak, order);
         if (peak < best.peak_bytes) {
             best.peak_bytes = peak;
@@ -295,8 +299,9 @@ template <activation_graph G, size_oracle Oracle>
         if (!best.proven_optimal && exact_budget > 0) (void)exact_pass(exact_budget);
     }
     // With in-place hints the planner folds by order, which the search does
-    // not model: both peaks are measured with the hints, the given order is
-    // kept unless the result's is no higher, and nothing is proven.
+    // not model: every order found is measured with the hints (the lower
+    // bound of its liveness, hints folded in that order), the least kept,
+    // ties to the given order then the earlier found, and nothing is proven.
     if (!options.inplace.empty()) {
         const auto bound = [&](const auto& graph) -> std::optional<std::size_t> {
             auto live = compute_liveness(graph, views, options);
@@ -309,17 +314,21 @@ template <activation_graph G, size_oracle Oracle>
             auto b = lower_bounds(*live, rounded);
             return b ? std::optional<std::size_t>(b->offset_bytes) : std::nullopt;
         };
-        auto ordered = in_order(g, best.order);
-        const auto given = bound(g), found = ordered ? bound(*ordered) : std::nullopt;
+        const auto given = bound(g);
         best.proven_optimal = false;
         best.lower_bound_bytes = 0;
-        if (given && found) {
-            best.given_peak_bytes = *given;
-            best.peak_bytes = *found;
-            if (*found > *given) {
-                for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
-                best.peak_bytes = *given;
-                best.strategy = OrderStrategy::given;
+        if (given) {
+            best.given_peak_bytes = best.peak_bytes = *given;
+            for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
+            best.strategy = OrderStrategy::given;
+            for (auto& [strategy, order] : found) {
+                auto ordered = in_order(g, order);
+                const auto peak = ordered ? bound(*ordered) : std::nullopt;
+                if (peak && *peak < best.peak_bytes) {
+                    best.peak_bytes = *peak;
+                    best.order = std::move(order);
+                    best.strategy = strategy;
+                }
             }
         }
     }
