@@ -173,3 +173,30 @@ TEST_CASE("PlannedModel: a deferred request keeps the last plan, and validate re
     CHECK(model->arena() == before);
     CHECK(model->validate(g, oracle).has_value());
 }
+
+TEST_CASE("placements and validate_arena with other options than the plan's say so") {
+    // Before: placements without the options succeeded and called the
+    // external output an owner with no offset (an executor binding by kind
+    // dereferenced no_offset); validate_arena said only that the
+    // dynamic_values differ.
+    const auto g = nonzero_graph();
+    const auto views = nonzero_views(g);
+    const orm::SymbolBounds bounds{{"batch", 2}};
+    const auto oracle = orm::bounded_size_oracle(g, bounds);
+    orm::PlanOptions o;
+    o.outputs = orm::OutputPlacement::external;
+    o.unknown_sizes = orm::UnknownSizes::dynamic;
+    auto arena = orm::plan_arena(g, views, oracle, o);
+    REQUIRE(arena.has_value());
+    auto table = orm::placements(g, views, arena->plan(), oracle);  // options forgotten
+    REQUIRE_FALSE(table.has_value());
+    CHECK(table.error() == orm::make_plan_error(PlanError::Kind::plan_mismatch, test::id(g, "y")));
+    CHECK(table.error().message().find("was the plan made with other PlanOptions") != std::string::npos);
+    auto slots = orm::plan_activations(g, views, oracle, o);
+    CHECK(orm::placements(g, views, slots->plan(), oracle).error().kind == PlanError::Kind::plan_mismatch);
+    CHECK(orm::placements(g, views, arena->plan(), oracle, o).has_value());
+    auto r = orm::validate_arena(g, views, arena->plan(), oracle, 64);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == orm::ValidateError::Kind::wrong_dynamic_values);
+    CHECK(r.error().message().find("other PlanOptions") != std::string::npos);
+}

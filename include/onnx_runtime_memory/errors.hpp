@@ -33,6 +33,8 @@ struct PlanError {
                                // it (its end plus the total of the sizes passes SIZE_MAX; a graph's pin at
                                // SIZE_MAX too, which is no_offset)
         input_produced,        // graph input `value` is also produced by `node`, and read before it
+        plan_mismatch,         // placements: owner `value` has no slot or offset in the plan given (a plan
+                               // made with other PlanOptions)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -98,6 +100,9 @@ struct PlanError {
             case Kind::input_produced:
                 return v + " is a graph input, but " + n +
                        " also produces it, after it is first read (a value comes from the caller or from one node)";
+            case Kind::plan_mismatch:
+                return v + " is an owner under these options but has no place in the plan: was the plan made with "
+                           "other PlanOptions (outputs, unknown sizes, inputs, in-place hints)?";
             case Kind::pins_overlap:
                 return "pinned " + v + " and value " + std::to_string(other) + " share bytes while both are live (at " +
                        n + ")";

@@ -114,7 +114,9 @@ void fill_placements(const std::vector<ValuePlacement>& base, const Liveness& li
 // The table of a slot plan (ActivationPlan: table[v].slot is the slot that
 // backs v, its root's for a view) or of an arena plan (ArenaPlan:
 // table[v].offset is where v's bytes start), made with the same views,
-// options and oracle. (PlannedModel keeps one up to date per request.)
+// options and oracle: an owner the plan does not place is
+// PlanError::plan_mismatch (a plan made with other options). (PlannedModel
+// keeps one up to date per request, with the options it planned with.)
 template <activation_graph G, class Plan, size_oracle Oracle>
     requires std::same_as<Plan, ActivationPlan> || std::same_as<Plan, ArenaPlan>
 [[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
@@ -127,6 +129,11 @@ template <activation_graph G, class Plan, size_oracle Oracle>
     std::vector<ValuePlacement> table;
     detail::placement_base(g, *live, options, table);
     detail::fill_placements(table, *live, sizes.bytes, plan.dynamic_values, plan, table);
+    for (std::size_t v = 0; v < table.size(); ++v) {  // a plan made with other options leaves owners unplaced
+        const ValuePlacement& p = table[v];
+        if (p.kind == ValueKind::owner && p.slot.is_none() && p.offset == no_offset)
+            return unexpected(make_plan_error(PlanError::Kind::plan_mismatch, v));
+    }
     return table;
 }
 

@@ -374,7 +374,8 @@ struct ValidateError {
                         : capacity < size ? " needs " + std::to_string(size) + " bytes but has " + std::to_string(capacity)
                                           : " has no place in the plan");
             case Kind::wrong_dynamic_values:
-                return "the plan's dynamic_values differ from the owners of unknown size at " + v(value);
+                return "the plan's dynamic_values differ from the owners of unknown size at " + v(value) +
+                       " (was the plan made with other PlanOptions: unknown_sizes, outputs?)";
             case Kind::dynamic_placed:
                 return v(value) + " is dynamic (its size is known only at run time) but the plan places it";
             case Kind::bad_inplace:
