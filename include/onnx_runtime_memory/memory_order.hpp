@@ -44,6 +44,7 @@
 #include "bounds.hpp"
 #include "detail/checked.hpp"
 #include "detail/ids.hpp"
+#include "detail/order_exact.hpp"
 #include "detail/order_search.hpp"
 #include "errors.hpp"
 #include "expected.hpp"

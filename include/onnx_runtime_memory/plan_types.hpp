@@ -17,19 +17,11 @@
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
+#include "validate_error.hpp"
 
 namespace onnx_runtime_memory {
 
 // ---- slot plans (plan.hpp) ----
-
-// Identifier of a reusable slot of an ActivationPlan: 0, 1, 2, ...
-struct SlotId {
-    std::uint32_t value = 0xFFFFFFFFu;
-
-    [[nodiscard]] static constexpr SlotId none() noexcept { return SlotId{}; }
-    [[nodiscard]] constexpr bool is_none() const noexcept { return value == 0xFFFFFFFFu; }
-    friend constexpr auto operator<=>(const SlotId&, const SlotId&) = default;
-};
 
 // One reusable slot: an arena region the executor allocates once and hands,
 // in turn, to every value assigned to it (their lifetimes are disjoint).
@@ -292,113 +284,6 @@ struct OffsetPlan {
     // arena_bytes == proven_bound_bytes: the plan is optimal.
     std::size_t proven_bound_bytes = 0;
     friend bool operator==(const OffsetPlan&, const OffsetPlan&) = default;
-};
-
-// ---- validation (validate.hpp) ----
-
-// A violated correctness invariant.
-struct ValidateError {
-    enum class Kind : std::uint8_t {
-        missing_assignment,    // owner `value` has no slot
-        unknown_slot,          // owner `value` names `slot`, which the plan does not have
-        undersized_slot,       // owner `value` needs `size` bytes; `slot` holds `capacity`
-        slot_conflict,         // owners `value` and `other` are live together and share `slot`
-        view_outlives_source,  // `value` is read at `node`, after its root owner `other` retires
-        plan_error,            // the graph or view map is invalid: see `plan_error`
-        view_outside_source,   // view `value` is produced at `node`, outside its root owner `other`'s interval
-        bad_slot_table,        // the plan's slots are not 0, 1, 2, ... in order: `slots[size]` has id `slot`
-        wrong_peak_bytes,      // the slots' capacities add up to `size` bytes (SIZE_MAX: overflow), peak_bytes says `capacity`
-        wrong_naive_bytes,     // the owners' sizes add up to `size` bytes, naive_bytes says `capacity`
-        scratch_conflict,      // node `node`'s scratch: no slot/offset, too small (`size` > `capacity`), or shared with live `value`
-        wrong_dynamic_values,  // the plan's dynamic_values are not the owners of unknown size (`value`: the first that differs)
-        dynamic_placed,        // `value` is dynamic (its root owner's size is unknown) but the plan places it
-        bad_inplace,           // `value` is claimed written in place into `other` (at `node`) without a hint, or
-                               // `other`'s bytes are not planned, a graph output, read later, or taken twice
-        // Arena plans (validate_arena):
-        misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
-        outside_arena,         // owner `value` ends past the arena
-        offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
-        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
-        pin_moved,             // owner `value` is pinned at `capacity` but placed at `size`
-        missing_offset,        // owner `value` has no offset (no_offset, or past the plan's table)
-        external_placed,       // `value` is outside the arena (OutputPlacement::external: a graph output, or
-                               // a value sharing its bytes) but the plan gives it a slot or an offset
-    };
-
-    Kind kind{};
-    ValueId value = no_value;
-    ValueId other = no_value;
-    SlotId slot{};
-    std::size_t size = 0;
-    std::size_t capacity = 0;
-    NodeIndex node = no_node;
-    PlanError plan_error{};
-
-    friend bool operator==(const ValidateError&, const ValidateError&) = default;
-
-    [[nodiscard]] static ValidateError from(PlanError e) {
-        ValidateError err;
-        err.kind = Kind::plan_error;
-        err.plan_error = e;
-        return err;
-    }
-
-    [[nodiscard]] std::string message() const {
-        const auto v = [](ValueId x) { return "value " + std::to_string(x); };
-        const std::string s = "slot " + std::to_string(slot.value);
-        switch (kind) {
-            case Kind::missing_assignment: return "owner " + v(value) + " has no slot";
-            case Kind::unknown_slot: return "owner " + v(value) + " is assigned " + s + ", which the plan does not have";
-            case Kind::undersized_slot:
-                return "owner " + v(value) + " needs " + std::to_string(size) + " bytes but " + s + " holds " +
-                       std::to_string(capacity);
-            case Kind::slot_conflict:
-                return "owners " + v(value) + " and " + v(other) + " are live at the same time and share " + s;
-            case Kind::view_outlives_source:
-                return v(value) + " is read at node " + std::to_string(node) + ", after its buffer owner " + v(other) +
-                       " is retired";
-            case Kind::plan_error: return plan_error.message();
-            case Kind::view_outside_source:
-                return "view " + v(value) + " is produced at node " + std::to_string(node) +
-                       ", outside the live interval of its buffer owner " + v(other);
-            case Kind::bad_slot_table:
-                return "the plan's slot " + std::to_string(size) + " has id " + std::to_string(slot.value) +
-                       ": slots must be numbered 0, 1, 2, ... in order";
-            case Kind::wrong_peak_bytes:
-                return "peak_bytes is " + std::to_string(capacity) + " but the slots' capacities add up to " +
-                       (size == static_cast<std::size_t>(-1) ? std::string("more than SIZE_MAX (it overflows)")
-                                                              : std::to_string(size));
-            case Kind::scratch_conflict:
-                return "the scratch of node " + std::to_string(node) +
-                       (value != no_value ? " shares memory with " + v(value) + ", live at that node"
-                        : capacity < size ? " needs " + std::to_string(size) + " bytes but has " + std::to_string(capacity)
-                                          : " has no place in the plan");
-            case Kind::wrong_dynamic_values:
-                return "the plan's dynamic_values differ from the owners of unknown size at " + v(value) +
-                       " (was the plan made with other PlanOptions: unknown_sizes, outputs?)";
-            case Kind::dynamic_placed:
-                return v(value) + " is dynamic (its size is known only at run time) but the plan places it";
-            case Kind::bad_inplace:
-                return v(value) + " is written in place into " + (other == no_value ? std::string("an input no hint names") : v(other)) +
-                       ", which is not safe: no hint, or the input's bytes are unplanned, a graph output, read later or taken twice";
-            case Kind::wrong_naive_bytes:
-                return "naive_bytes is " + std::to_string(capacity) + " but the owners' sizes add up to " +
-                       std::to_string(size);
-            case Kind::misaligned_offset: return "owner " + v(value) + " has an offset that is not aligned";
-            case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
-            case Kind::offset_overlap:
-                return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
-            case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
-            case Kind::missing_offset: return "owner " + v(value) + " has no offset in the arena";
-            case Kind::external_placed:
-                return v(value) + " is an external graph output (or shares its bytes), allocated by the executor, "
-                                  "but the plan places it";
-            case Kind::pin_moved:
-                return "owner " + v(value) + " is pinned at offset " + std::to_string(capacity) + " but placed at " +
-                       (size == static_cast<std::size_t>(-1) ? std::string("no offset") : std::to_string(size));
-        }
-        return "unknown validate error";
-    }
 };
 
 }  // namespace onnx_runtime_memory

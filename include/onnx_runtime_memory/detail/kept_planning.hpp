@@ -1,0 +1,88 @@
+// What the re-planners (ActivationPlanner, ArenaPlanner) keep between
+// requests.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "../errors.hpp"
+#include "../expected.hpp"
+#include "../liveness.hpp"
+#include "../plan_types.hpp"
+#include "../sizes.hpp"
+#include "slot_walk.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+// What both re-planners keep between requests: the liveness (checked once;
+// one of the wrong shape is kept out and every plan returns its error), the
+// retire schedule, the scratch, the policy for unknown sizes, and the sizes'
+// memory. Under UnknownSizes::dynamic, a request with some size unknown
+// plans the liveness without those owners (planned(): a kept copy, so no
+// allocation once it has grown), as plan_activations and plan_arena do.
+class KeptPlanning {
+public:
+    // Every owner, dynamic ones included.
+    [[nodiscard]] const Liveness& liveness() const noexcept { return live_; }
+    // Owners the last request's oracle did not know, ascending: deferred, or
+    // (UnknownSizes::dynamic) left to run time, as the plan's dynamic_values.
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return sizes_.unknown; }
+    // Sizes (by value id) of the last plan's owners.
+    [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
+
+protected:
+    KeptPlanning(Liveness live, std::vector<std::size_t> scratch, UnknownSizes policy)
+        : live_(std::move(live)), scratch_(std::move(scratch)), policy_(policy) {
+        if (auto ok = check_liveness(live_); !ok) {
+            error_ = ok.error();
+            live_ = Liveness{};
+            return;
+        }
+        make_schedule(live_, schedule_);
+        sizes_.bytes.reserve(live_.value_count());
+        sizes_.unknown.reserve(live_.owners.size());
+    }
+
+    // This request's sizes: the naive total (scratch included), nullopt when
+    // some size is unknown and the policy defers, or the error; the order of
+    // the checks is plan_activations' (size_for_plan).
+    template <class Oracle>
+    [[nodiscard]] expected<std::optional<std::size_t>, PlanError> size_request(Oracle& oracle) {
+        if (error_) return unexpected(*error_);
+        size_owners(live_, oracle, sizes_);
+        auto naive = sizes_.naive_bytes(policy_);
+        if (!naive) return unexpected(naive.error());
+        if (!sizes_.complete() && policy_ == UnknownSizes::defer) return std::optional<std::size_t>{};
+        auto with_scratch = add_scratch(live_, scratch_, *naive);
+        if (!with_scratch) return unexpected(with_scratch.error());
+        dynamic_ = !sizes_.complete();
+        if (dynamic_) {
+            planned_ = live_;
+            remove_owners(planned_, sizes_.unknown);
+            make_schedule(planned_, planned_schedule_);
+        }
+        return std::optional<std::size_t>{*with_scratch};
+    }
+    // What this request plans: the liveness, without its dynamic owners.
+    [[nodiscard]] const Liveness& planned() const noexcept { return dynamic_ ? planned_ : live_; }
+    [[nodiscard]] const Schedule& planned_schedule() const noexcept { return dynamic_ ? planned_schedule_ : schedule_; }
+    // This request's dynamic values (empty unless some are).
+    void report_dynamic(std::vector<ValueId>& out) const {
+        out.clear();
+        if (dynamic_) out.assign(sizes_.unknown.begin(), sizes_.unknown.end());
+    }
+
+    Liveness live_;
+    std::vector<std::size_t> scratch_;  // bytes by node position (PlanOptions::scratch_bytes)
+    UnknownSizes policy_ = UnknownSizes::defer;
+    Schedule schedule_;
+    OwnerSizes sizes_;
+    bool dynamic_ = false;  // the last request left some owners to run time
+    Liveness planned_;      // then: the liveness without them
+    Schedule planned_schedule_;
+    std::optional<PlanError> error_;
+};
+
+}  // namespace onnx_runtime_memory::detail
