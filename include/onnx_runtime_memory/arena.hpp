@@ -176,6 +176,14 @@ template <activation_graph G, size_oracle Oracle>
     return detail::plan_owner_offsets(*live, oracle, options, plan_options);
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<ArenaStatus, PlanError> plan_arena(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(PlanError{});
+}
+
 // Plans one graph's arena again and again as sizes change (dynamic shapes:
 // new offsets every request). The liveness is computed once; each plan()
 // sizes the owners and places them, reusing every buffer. When the sweep

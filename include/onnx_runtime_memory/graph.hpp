@@ -109,6 +109,46 @@ concept activation_graph = requires(const G& g, std::size_t n, ValueId v) {
     { graph_traits<G>::is_initializer(g, v) } -> std::convertible_to<bool>;
 };
 
+namespace detail {
+
+// A type that is not an activation_graph, named function by function: the
+// planners' catch-all overloads instantiate this, so that the compiler's
+// first lines say which function the graph lacks (g++ otherwise leads with
+// the overloads that take a Liveness). Always true once it compiles.
+template <class G>
+constexpr bool explain_activation_graph() {
+    using T = graph_traits<G>;
+    static_assert(requires(const G& g) { { T::value_count(g) } -> std::convertible_to<std::size_t>; },
+                  "onnx_runtime_memory: the graph type lacks value_count() returning an integral count "
+                  "(a member, or graph_traits<G>::value_count(g))");
+    static_assert(requires(const G& g) { { T::node_count(g) } -> std::convertible_to<std::size_t>; },
+                  "onnx_runtime_memory: the graph type lacks node_count() returning an integral count "
+                  "(a member, or graph_traits<G>::node_count(g))");
+    static_assert(requires(const G& g, std::size_t n) { { T::node_inputs(g, n) } -> value_id_range; },
+                  "onnx_runtime_memory: the graph type lacks node_inputs(n) returning a range of integral ids "
+                  "(a member, or graph_traits<G>::node_inputs(g, n))");
+    static_assert(requires(const G& g, std::size_t n) { { T::node_outputs(g, n) } -> value_id_range; },
+                  "onnx_runtime_memory: the graph type lacks node_outputs(n) returning a range of integral ids "
+                  "(a member, or graph_traits<G>::node_outputs(g, n))");
+    static_assert(requires(const G& g) { { T::graph_inputs(g) } -> value_id_range; },
+                  "onnx_runtime_memory: the graph type lacks graph_inputs() returning a range of integral ids "
+                  "(a member, or graph_traits<G>::graph_inputs(g))");
+    static_assert(requires(const G& g) { { T::graph_outputs(g) } -> value_id_range; },
+                  "onnx_runtime_memory: the graph type lacks graph_outputs() returning a range of integral ids "
+                  "(a member, or graph_traits<G>::graph_outputs(g))");
+    static_assert(requires(const G& g, ValueId v) { { T::is_initializer(g, v) } -> std::convertible_to<bool>; },
+                  "onnx_runtime_memory: the graph type lacks is_initializer(ValueId) returning bool "
+                  "(a member, or graph_traits<G>::is_initializer(g, v))");
+    return true;
+}
+
+// What a catch-all overload takes: no graph, and nothing the overload's
+// other form takes instead (a Liveness).
+template <class G, class Instead>
+concept not_a_graph = !activation_graph<G> && !std::is_convertible_v<const G&, const Instead&>;
+
+}  // namespace detail
+
 // ---------------------------------------------------------------------------
 // Element types, numbered as ONNX's TensorProto.DataType numbers them.
 enum class ElementType : std::int32_t {

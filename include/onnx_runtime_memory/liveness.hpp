@@ -234,6 +234,14 @@ template <activation_graph G>
     return with;
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<Liveness, PlanError> compute_liveness(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(PlanError{});
+}
+
 // What became of each of options.inplace's hints, in their order.
 template <activation_graph G>
 [[nodiscard]] expected<std::vector<InplaceResult>, PlanError> explain_inplace(const G& g, const ViewMap& views,

@@ -336,4 +336,12 @@ template <activation_graph G, size_oracle Oracle>
     return best;
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<MemoryOrder, PlanError> memory_aware_order(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(PlanError{});
+}
+
 }  // namespace onnx_runtime_memory

@@ -137,6 +137,14 @@ template <activation_graph G, class Plan, size_oracle Oracle>
     return table;
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<std::vector<ValuePlacement>, PlanError> placements(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(PlanError{});
+}
+
 // A node's scratch (PlanOptions::scratch_bytes) as the executor binds it:
 // live at `node` alone, `bytes` long, in `slot` (slot plans) or at `offset`
 // (arena plans).

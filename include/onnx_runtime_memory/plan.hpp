@@ -152,6 +152,14 @@ template <activation_graph G, size_oracle Oracle>
     return detail::plan_slots_by(strategy, *live, oracle, options.unknown_sizes, options.scratch_bytes);
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<PlanStatus, PlanError> plan_activations(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(PlanError{});
+}
+
 // Convenience: plan from fully-static shapes (Deferred if any is symbolic).
 template <shaped_graph G>
 [[nodiscard]] expected<PlanStatus, PlanError> plan_activations_static(const G& g, const ViewMap& views,

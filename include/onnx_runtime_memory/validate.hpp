@@ -230,6 +230,14 @@ template <activation_graph G, size_oracle Oracle>
     return validate_liveness(g, views, *live, options);
 }
 
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<void, ValidateError> validate(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(ValidateError{});
+}
+
 // Convenience: validate with sizes from fully-static shapes.
 template <shaped_graph G>
 [[nodiscard]] expected<void, ValidateError> validate_static(const G& g, const ViewMap& views,
@@ -305,6 +313,14 @@ template <activation_graph G, size_oracle Oracle>
         }
     }
     return validate_liveness(g, views, *live, options);
+}
+
+// A first argument that is no graph: the error names the function it lacks.
+template <class G, class... Rest>
+    requires detail::not_a_graph<G, Liveness>
+expected<void, ValidateError> validate_arena(const G&, Rest&&...) {
+    static_assert(detail::explain_activation_graph<G>());
+    return unexpected(ValidateError{});
 }
 
 }  // namespace onnx_runtime_memory
