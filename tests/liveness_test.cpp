@@ -204,7 +204,13 @@ TEST_CASE("the node order must be runnable: errors name the node and the value")
         const auto g = b.build();
         orm::ViewMap views;
         views.insert(test::id(g, "a"), test::id(g, "c"));  // a made a view of a later value
-        CHECK(live_error(g, views) == PlanError{PlanError::Kind::used_before_produced, test::id(g, "c"), 2});
+        // The culprit is the edge: the value read and the root it leads to.
+        // Before: used_before_produced naming c, a value node 2 never reads.
+        PlanError e{PlanError::Kind::view_of_later_value, test::id(g, "a"), 2};
+        e.other = test::id(g, "c");
+        CHECK(live_error(g, views) == e);
+        CHECK(e.message() == "node 2 reads value 1, which the view map makes a view of value 3, produced by no earlier "
+                             "node (is that view edge the wrong way round?)");
     }
 }
 

@@ -35,6 +35,8 @@ struct PlanError {
         input_produced,        // graph input `value` is also produced by `node`, and read before it
         plan_mismatch,         // placements: owner `value` has no slot or offset in the plan given (a plan
                                // made with other PlanOptions)
+        view_of_later_value,   // `node` reads `value`, a view (by the view map) of `other`, which no earlier
+                               // node produces: the view edge may be the wrong way round
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -100,6 +102,9 @@ struct PlanError {
             case Kind::input_produced:
                 return v + " is a graph input, but " + n +
                        " also produces it, after it is first read (a value comes from the caller or from one node)";
+            case Kind::view_of_later_value:
+                return n + " reads " + v + ", which the view map makes a view of value " + std::to_string(other) +
+                       ", produced by no earlier node (is that view edge the wrong way round?)";
             case Kind::plan_mismatch:
                 return v + " is an owner under these options but has no place in the plan: was the plan made with "
                            "other PlanOptions (outputs, unknown sizes, inputs, in-place hints)?";

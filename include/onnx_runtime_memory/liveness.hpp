@@ -167,7 +167,11 @@ template <activation_graph G>
             if (!v) return unexpected(detail::out_of_range(x, node));
             const ValueId r = root[*v];
             if (!available(*v, n)) return unexpected(not_yet(*v, node));
-            if (!available(r, n)) return unexpected(not_yet(r, node));
+            if (!available(r, n)) {  // v exists but its root does not: a view edge the wrong way round?
+                PlanError e = make_plan_error(Kind::view_of_later_value, *v, node);
+                e.other = r;
+                return unexpected(e);
+            }
             if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
         }
     }
