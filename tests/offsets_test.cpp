@@ -885,3 +885,21 @@ TEST_CASE("the top repacked: the range maximum matches a plain array, and the re
         }
     }
 }
+
+TEST_CASE("the buffer with the most slack ends on top where the bound in bytes says so (TFLite's TestResetAllocs)") {
+    // 2047, 2047, 2047 and 13 bytes over [0,3], [1,3], [2,4], [0,4] at
+    // alignment 32: TFLite's SimpleMemoryArena ends at 6,157, the 13-byte
+    // buffer on top. Before: 6,175, the sweep at the rounded bound with the
+    // 13-byte buffer under a 2047-byte one.
+    const std::vector<Buffer> b = {{2047, 0, 3}, {2047, 1, 3}, {2047, 2, 4}, {13, 0, 4}};
+    orm::ArenaOptions o;
+    o.alignment = 32;
+    auto p = orm::plan_offsets(b, o);
+    REQUIRE(p.has_value());
+    CHECK(p->lower_bound_bytes == 6157);
+    CHECK(p->arena_bytes == 6157);
+    CHECK(p->offsets[3] == 6144);
+    CHECK(orm::validate_offsets(b, *p, 32).has_value());
+    o.work_per_owner = 0;  // the sweep alone keeps its plan
+    CHECK(orm::plan_offsets(b, o)->arena_bytes == 6175);
+}

@@ -82,7 +82,7 @@ namespace detail {
     Placement placement;
     {
         PlaceSpace space;  // freed before the plan's offsets are allocated
-        place_buffers(b, options, bound.rounded, space, placement);
+        place_buffers(b, options, bound, space, placement);
     }
     plan.arena_bytes = settle_arena(b, placement.offset);
     plan.offsets.assign(b.count(), 0);
