@@ -149,8 +149,7 @@ int main() {
     options.include_graph_inputs = true;
     options.pinned = {{Model::x, 0}};                     // the caller writes each input at offset 0
     options.inplace = {{Model::r, Model::h}, {Model::m, Model::r}};  // Relu over h, Mul over r
-    // work_per_owner 0: the sweep alone, so that re-planning allocates nothing.
-    auto planned = orm::PlannedModel::create(model, {}, options, {.alignment = 64, .work_per_owner = 0});
+    auto planned = orm::PlannedModel::create(model, {}, options, {.alignment = 64});
     if (!planned) return std::printf("cannot plan: %s\n", planned.error().message().c_str()), 1;
     std::vector<float> arena, output;
     std::vector<std::vector<float>> dynamic(Model::count);  // values sized as the graph runs

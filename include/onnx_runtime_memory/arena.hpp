@@ -186,11 +186,10 @@ expected<ArenaStatus, PlanError> plan_arena(const G&, Rest&&...) {
 
 // Plans one graph's arena again and again as sizes change (dynamic shapes:
 // new offsets every request). The liveness is computed once; each plan()
-// sizes the owners and places them, reusing every buffer. When the sweep
-// alone decides (it reaches the lower bound, or options.work_per_owner is
-// 0), planning allocates nothing after the first plan of the largest size
-// (pins add a check that allocates); otherwise the other strategies run as
-// plan_arena runs them. Every plan equals plan_arena's with the same
+// sizes the owners and places them, reusing every buffer and every
+// strategy's working memory: planning allocates only where a request needs
+// more than any before it (a larger problem, or a strategy the work budget
+// had not run yet). Every plan equals plan_arena's with the same
 // liveness, oracle, options, scratch, pins and policy for unknown sizes
 // (UnknownSizes::dynamic: the rest is planned, the plan's dynamic_values list
 // them). The scratch is the options' or, per request, the caller's.

@@ -42,6 +42,7 @@ struct Buffers {
         std::vector<ValueId> record;
         OverlapSpace overlap;
     } pin_check;
+    SortSpace sort;  // and of make_buffers' sort by first use
 
     [[nodiscard]] std::size_t count() const noexcept { return value.size(); }
     [[nodiscard]] bool is_pinned(std::size_t i) const noexcept { return pin[i] != no_offset; }
@@ -102,7 +103,7 @@ inline void compress_times(Buffers& b) {
     b.value.resize(n);
     std::iota(b.value.begin(), b.value.end(), ValueId{0});
     if (!std::is_sorted(buffers.begin(), buffers.end(), [](const Buffer& x, const Buffer& y) { return x.first < y.first; }))
-        sort_by(b.value, [&](ValueId v) { return buffers[v].first; });
+        sort_by(b.value, [&](ValueId v) { return buffers[v].first; }, [](ValueId) { return std::uint64_t{0}; }, b.sort);
     b.def.resize(n);
     b.end.resize(n);
     b.size.resize(n);

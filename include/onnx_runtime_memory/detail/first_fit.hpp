@@ -41,6 +41,8 @@ public:
         std::size_t chunk, index;
     };
 
+    // Empty. The chunks are kept, each with room for 2 * half entries, so
+    // that a list allocates only when it needs more chunks than ever before.
     void clear() {
         for (std::size_t c = 0; c < used_; ++c) chunks_[c].clear();
         used_ = 0;
@@ -100,7 +102,7 @@ private:
     }
     // An empty chunk at place c (a cleared one is reused: its memory stays).
     void add_chunk(std::size_t c) {
-        if (used_ == chunks_.size()) chunks_.emplace_back();
+        if (used_ == chunks_.size()) chunks_.emplace_back().reserve(2 * half);
         std::rotate(chunks_.begin() + static_cast<std::ptrdiff_t>(c), chunks_.begin() + static_cast<std::ptrdiff_t>(used_),
                     chunks_.begin() + static_cast<std::ptrdiff_t>(used_) + 1);
         first_.insert(first_.begin() + static_cast<std::ptrdiff_t>(c), Entry{});

@@ -149,6 +149,16 @@ private:
     return arena;
 }
 
+// Working memory of the orders and their keys: a caller that plans again
+// and again (PlaceSpace) keeps one, and once it has grown an order
+// allocates nothing.
+struct OrderSpace {
+    SortSpace sort;
+    std::vector<std::size_t> key;             // by buffer: area or peak load
+    std::vector<std::size_t> started, ended;  // by position
+    MaxTree by_position;
+};
+
 // For each buffer, the total size of the other buffers it meets in time
 // (the conflicts order's key); y meets x iff def[y] <= end[x] and end[y] >=
 // def[x]. Every y that ended before def[x] also started before it, so x
@@ -156,13 +166,12 @@ private:
 // itself: prefix sums over positions give each in O(1), O(n + positions) in
 // all (positions <= 4n once make_buffers compressed the times).
 // make_buffers checked that the sizes' total fits.
-struct Meetings {
-    std::vector<std::size_t> bytes;
-};
-[[nodiscard]] inline Meetings meetings(const Buffers& b) {
+inline void meetings(const Buffers& b, std::vector<std::size_t>& bytes, OrderSpace& space) {
     const std::size_t n = b.count(), positions = b.positions();
     // At t + 1: the bytes of the buffers started by t, and of those ended by t.
-    std::vector<std::size_t> started(positions + 1, 0), ended(positions + 1, 0);
+    auto &started = space.started, &ended = space.ended;
+    started.assign(positions + 1, 0);
+    ended.assign(positions + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
         started[std::size_t{b.def[i]} + 1] += b.size[i];
         ended[std::size_t{b.end[i]} + 1] += b.size[i];
@@ -171,10 +180,17 @@ struct Meetings {
         started[t] += started[t - 1];
         ended[t] += ended[t - 1];
     }
-    Meetings m;
-    m.bytes.resize(n);
+    bytes.resize(n);
     for (std::size_t x = 0; x < n; ++x)
-        m.bytes[x] = started[std::size_t{b.end[x]} + 1] - ended[b.def[x]] - b.size[x];
+        bytes[x] = started[std::size_t{b.end[x]} + 1] - ended[b.def[x]] - b.size[x];
+}
+struct Meetings {
+    std::vector<std::size_t> bytes;
+};
+[[nodiscard]] inline Meetings meetings(const Buffers& b) {
+    Meetings m;
+    OrderSpace space;
+    meetings(b, m.bytes, space);
     return m;
 }
 
@@ -182,32 +198,42 @@ struct Meetings {
 // meets x iff end[y] >= def[x], and every y whose end is below def[x] comes
 // before x, so x meets x minus that many of the earlier ones. O(n +
 // positions), no sort: what the greedy passes' prediction and scan_placed
-// need.
-[[nodiscard]] inline std::uint64_t meeting_pairs(const Buffers& b) {
-    std::vector<std::size_t> ended(b.positions() + 1, 0);  // ended[t]: buffers whose end is below t
+// need. `ended`: working memory.
+[[nodiscard]] inline std::uint64_t meeting_pairs(const Buffers& b, std::vector<std::size_t>& ended) {
+    ended.assign(b.positions() + 1, 0);  // ended[t]: buffers whose end is below t
     for (const NodeIndex e : b.end) ++ended[std::size_t{e} + 1];
     for (std::size_t t = 1; t < ended.size(); ++t) ended[t] += ended[t - 1];
     std::uint64_t pairs = 0;
     for (std::size_t x = 0; x < b.count(); ++x) pairs += x - ended[b.def[x]];
     return pairs;
 }
+[[nodiscard]] inline std::uint64_t meeting_pairs(const Buffers& b) {
+    std::vector<std::size_t> ended;
+    return meeting_pairs(b, ended);
+}
 
 // The buffers by decreasing `first`, then decreasing `second`, then index.
-[[nodiscard]] inline std::vector<std::uint32_t> decreasing_order(const std::vector<std::size_t>& first,
-                                                                 const std::vector<std::size_t>& second) {
-    std::vector<std::uint32_t> order(first.size());
+inline void decreasing_order(const std::vector<std::size_t>& first, const std::vector<std::size_t>& second,
+                             SortSpace& space, std::vector<std::uint32_t>& order) {
+    order.resize(first.size());
     std::iota(order.begin(), order.end(), 0u);
-    sort_by(order, [&](std::uint32_t x) { return descending(first[x]); }, [&](std::uint32_t x) { return descending(second[x]); });
-    return order;
+    sort_by(order, [&](std::uint32_t x) { return descending(first[x]); }, [&](std::uint32_t x) { return descending(second[x]); },
+            space);
 }
 
 // Decreasing size, equal sizes in order of first use (as TFLite's greedy by
 // size).
+inline void size_order(const Buffers& b, SortSpace& space, std::vector<std::uint32_t>& order) {
+    order.resize(b.count());
+    std::iota(order.begin(), order.end(), 0u);
+    sort_by(order, [&](std::uint32_t x) { return descending(b.size[x]); }, [](std::uint32_t) { return std::uint64_t{0}; },
+            space);
+}
 [[nodiscard]] inline std::vector<std::uint32_t> size_order(const Buffers& b) {
-    std::vector<std::uint32_t> by_size(b.count());
-    std::iota(by_size.begin(), by_size.end(), 0u);
-    sort_by(by_size, [&](std::uint32_t x) { return descending(b.size[x]); });
-    return by_size;
+    std::vector<std::uint32_t> order;
+    SortSpace space;
+    size_order(b, space, order);
+    return order;
 }
 
 // Decreasing size, equal sizes by decreasing peak load (the most bytes
@@ -216,46 +242,57 @@ struct Meetings {
 // fit in size_order on 18, level on 8 and above it on 4 of the bench's
 // random DAGs of 5k, 10k and 20k nodes (ten seeds each; 0.40% above the
 // bound on average against 0.51%). O(n log positions + positions).
-[[nodiscard]] inline std::vector<std::uint32_t> size_peak_order(const Buffers& b) {
+inline void size_peak_order(const Buffers& b, OrderSpace& space, std::vector<std::uint32_t>& order) {
     const std::size_t n = b.count(), positions = b.positions();
-    std::vector<std::size_t> load(positions + 1, 0);  // by position, once summed: the bytes live there
+    auto& load = space.started;  // by position, once summed: the bytes live there
+    load.assign(positions + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
         load[b.def[i]] += b.size[i];
         load[std::size_t{b.end[i]} + 1] -= b.size[i];  // wraps, and the sum below wraps back
     }
     for (std::size_t t = 1; t < positions; ++t) load[t] += load[t - 1];
     load.pop_back();
-    MaxTree by_position;
-    by_position.assign(load);
-    std::vector<std::size_t> peak(n);
-    for (std::size_t i = 0; i < n; ++i) peak[i] = by_position.highest(b.def[i], b.end[i]);
-    return decreasing_order(b.size, peak);
+    space.by_position.assign(load);
+    auto& peak = space.key;
+    peak.resize(n);
+    for (std::size_t i = 0; i < n; ++i) peak[i] = space.by_position.highest(b.def[i], b.end[i]);
+    decreasing_order(b.size, peak, space.sort, order);
+}
+[[nodiscard]] inline std::vector<std::uint32_t> size_peak_order(const Buffers& b) {
+    std::vector<std::uint32_t> order;
+    OrderSpace space;
+    size_peak_order(b, space, order);
+    return order;
 }
 
 // The five greedy orders, by index: decreasing 0 size, 1 lifetime, 2 area
 // and 3 conflicts (the total size of the buffers it meets), each with ties
 // to the larger second key (length, or size) then to the earlier buffer;
-// and 4 size_order. Only the conflicts order reads `m`.
-[[nodiscard]] inline std::vector<std::uint32_t> greedy_order(const Buffers& b, const Meetings& m, std::size_t which) {
+// and 4 size_order. Only the conflicts order reads `meeting_bytes`
+// (meetings).
+inline void greedy_order(const Buffers& b, const std::vector<std::size_t>& meeting_bytes, std::size_t which,
+                         OrderSpace& space, std::vector<std::uint32_t>& order) {
     const std::vector<std::size_t>& length = b.length;
     switch (which) {
-    case 0: return decreasing_order(b.size, length);
-    case 1: return decreasing_order(length, b.size);
+    case 0: return decreasing_order(b.size, length, space.sort, order);
+    case 1: return decreasing_order(length, b.size, space.sort, order);
     case 2: {
         constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
-        std::vector<std::size_t> area(b.count());
+        auto& area = space.key;
+        area.resize(b.count());
         for (std::size_t i = 0; i < area.size(); ++i)
             area[i] = b.size[i] != 0 && length[i] > max / b.size[i] ? max : b.size[i] * length[i];
-        return decreasing_order(area, b.size);
+        return decreasing_order(area, b.size, space.sort, order);
     }
-    case 3: return decreasing_order(m.bytes, b.size);
-    default: return size_order(b);
+    case 3: return decreasing_order(meeting_bytes, b.size, space.sort, order);
+    default: return size_order(b, space.sort, order);
     }
 }
 
 [[nodiscard]] inline std::vector<std::vector<std::uint32_t>> greedy_orders(const Buffers& b, const Meetings& m) {
-    std::vector<std::vector<std::uint32_t>> orders;
-    for (std::size_t which = 0; which < 5; ++which) orders.push_back(greedy_order(b, m, which));
+    std::vector<std::vector<std::uint32_t>> orders(5);
+    OrderSpace space;
+    for (std::size_t which = 0; which < 5; ++which) greedy_order(b, m.bytes, which, space, orders[which]);
     return orders;
 }
 

@@ -53,6 +53,9 @@ struct PlaceSpace {
     std::vector<std::uint32_t> mirrored_order;  // mirrored[k] is buffer mirrored_order[k]
     std::vector<std::size_t> mirrored_offset;
     RepackSpace repack;
+    OrderSpace orders;                                // the greedy orders' working memory
+    std::array<std::vector<std::uint32_t>, 5> order;  // by index (greedy_order); also settle_top's
+    std::vector<std::size_t> meeting_bytes;           // the conflicts order's keys (meetings)
 };
 
 // The sweep on the problem mirrored in time: each buffer's [def, end]
@@ -112,9 +115,9 @@ inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const Are
     // The greedy orders: each finds every pair of buffers that meet once.
     const std::size_t greedy_steps = saturating_mul(saturating_add(n, pairs), log2_steps(n));
     if (greedy_steps <= budget) {
-        Meetings m;  // the conflicts order's keys, found when that order is first needed
         const bool scan = scan_placed(n, pairs);
-        std::array<std::vector<std::uint32_t>, 5> orders;  // built when a pass first needs one
+        std::array<bool, 5> built{};  // space.order[k] is built when a pass first needs it
+        bool met = false;             // and space.meeting_bytes when the conflicts order is
         // Orders by index: 0 size (ties to the longest), 1 lifetime, 2
         // area, 3 conflicts, 4 size in order of first use.
         struct Pass {
@@ -150,10 +153,12 @@ inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const Are
         if (scan && pairs / n >= n / 24) std::swap(passes[0], passes[1]);  // and first
         for (const Pass& pass : passes) {
             if (best.arena <= lower_bound || greedy_steps > budget) break;
-            auto& order = orders[pass.order];
-            if (order.empty()) {
-                if (pass.order == 3 && m.bytes.empty()) m = meetings(b);
-                order = greedy_order(b, m, pass.order);
+            auto& order = space.order[pass.order];
+            if (!built[pass.order]) {
+                if (pass.order == 3 && !met) meetings(b, space.meeting_bytes, space.orders);
+                met = met || pass.order == 3;
+                greedy_order(b, space.meeting_bytes, pass.order, space.orders, order);
+                built[pass.order] = true;
             }
             // Where scanning, a first fit goes through place_first_fit: it
             // reads a few of the placed buffers for each (about 100 of 2,500
@@ -254,7 +259,8 @@ inline bool size_peak_first_fit(const Buffers& b, std::uint64_t pairs, std::size
     if (best.arena <= lower_bound || n == 0 || most_per_owner == 0) return false;
     const std::size_t per_owner = 12 * square_root(static_cast<std::size_t>(pairs / n));
     if (per_owner > most_per_owner || saturating_mul(per_owner, n) > budget) return false;
-    const std::size_t arena = place_first_fit(b, size_peak_order(b), space.offset, space.first_fit, budget, best.arena);
+    size_peak_order(b, space.orders, space.order[0]);
+    const std::size_t arena = place_first_fit(b, space.order[0], space.offset, space.first_fit, budget, best.arena);
     if (arena >= best.arena) return false;
     consider(arena, ArenaStrategy::size_peak_first_fit, space, best);
     return true;
@@ -289,7 +295,7 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     constexpr std::size_t least_owners = 4096;  // small problems get the budget of this many: every strategy
     std::size_t budget = saturating_mul(options.work_per_owner, std::max(b.count(), least_owners));
     if (best.arena <= lower_bound || budget == 0) return;
-    const std::uint64_t pairs = meeting_pairs(b);  // both predictions read it
+    const std::uint64_t pairs = meeting_pairs(b, space.orders.ended);  // both predictions read it
     bool size_first_fit_ran = false;
     place_within_budget(b, pairs, options, lower_bound, budget, deadline, space, best, size_first_fit_ran);
     if (b.pinned > 0) return;
@@ -324,7 +330,8 @@ inline void settle_top(const Buffers& b, std::size_t bytes_bound, PlaceSpace& sp
     for (std::uint32_t i = 1; i < n; ++i)
         if (b.slack[i] > b.slack[most]) most = i;
     if (b.slack[most] <= best.arena - std::min(best.arena, before)) return;  // the top has as much already
-    std::vector<std::uint32_t> order(n);
+    auto& order = space.order[0];
+    order.resize(n);
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
         return best.offset[x] != best.offset[y] ? best.offset[x] < best.offset[y] : x < y;

@@ -70,6 +70,8 @@ struct RepackSpace {
     Buffers top;    // the buffers moved, as a problem of their own (in def order)
     std::vector<std::size_t> floor, offset;
     GreedySpace greedy;
+    OrderSpace orders;
+    std::vector<std::uint32_t> order;  // the moved ones, in the greedy's order
 };
 
 // Takes the `r` buffers with the highest offsets in `offset` (ties: the
@@ -109,7 +111,7 @@ struct RepackSpace {
         times.push_back(b.def[order[k]]);
         times.push_back(b.end[order[k]]);
     }
-    sort_by(times, [](NodeIndex t) { return t; });
+    sort_by(times, [](NodeIndex t) { return t; }, [](NodeIndex) { return std::uint64_t{0}; }, space.orders.sort);
     times.erase(std::unique(times.begin(), times.end()), times.end());
     const auto slot = [&times](NodeIndex t) {
         const auto below = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
@@ -138,9 +140,9 @@ struct RepackSpace {
         space.floor[k] = std::max(base, space.tops.largest(slot(b.def[x]), slot(b.end[x])));
     }
     compress_times(top);  // its times are the whole problem's: ranked, meeting_pairs costs O(r), not O(T)
-    const bool scan = scan_placed(r, meeting_pairs(top));
-    const std::size_t moved = place_in_order(top, decreasing_order(top.size, top.length), fit, scan, space.offset,
-                                             space.greedy, space.floor, give_up_at);
+    const bool scan = scan_placed(r, meeting_pairs(top, space.orders.ended));
+    decreasing_order(top.size, top.length, space.orders.sort, space.order);
+    const std::size_t moved = place_in_order(top, space.order, fit, scan, space.offset, space.greedy, space.floor, give_up_at);
     if (moved == no_offset) return no_offset;
     for (std::size_t k = 0; k < r; ++k) offset[order[k]] = space.offset[k];
     return std::max(arena, moved);

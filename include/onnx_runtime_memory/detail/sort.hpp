@@ -6,6 +6,7 @@
 // did not). Ties keep their order.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -17,10 +18,19 @@ namespace onnx_runtime_memory::detail {
 // A key that sorts descending.
 [[nodiscard]] constexpr std::uint64_t descending(std::uint64_t key) noexcept { return ~key; }
 
-// Reorders `at` (and `key` with it) so that the keys ascend, ties in their
+// Working memory of the sorts: a caller that sorts again and again keeps
+// one, and once it has grown a sort allocates nothing.
+struct SortSpace {
+    std::vector<std::uint64_t> key, key_out;
+    std::vector<std::uint32_t> at, at_out;
+};
+
+// Reorders s.at (and s.key with it) so that the keys ascend, ties in their
 // order: least significant byte first, skipping the bytes all keys share;
 // insertion below 32 items. O(n) a byte that differs.
-inline void radix_sort(std::vector<std::uint64_t>& key, std::vector<std::uint32_t>& at) {
+inline void radix_sort(SortSpace& s) {
+    std::vector<std::uint64_t>& key = s.key;
+    std::vector<std::uint32_t>& at = s.at;
     const std::size_t n = key.size();
     if (n <= 32) {
         for (std::size_t i = 1; i < n; ++i) {
@@ -42,9 +52,9 @@ inline void radix_sort(std::vector<std::uint64_t>& key, std::vector<std::uint32_
         every &= k;
     }
     const std::uint64_t differ = any ^ every;
-    if (differ == 0) return;  // one key throughout (a sort_by with no minor key): no pass, no buffers
-    std::vector<std::uint64_t> key_out(n);
-    std::vector<std::uint32_t> at_out(n);
+    if (differ == 0) return;  // one key throughout (a sort_by with no minor key): no pass
+    s.key_out.resize(n);
+    s.at_out.resize(n);
     for (unsigned shift = 0; shift < 64; shift += 8) {
         if ((differ >> shift & 0xFFu) == 0) continue;
         std::array<std::size_t, 257> start{};
@@ -52,30 +62,47 @@ inline void radix_sort(std::vector<std::uint64_t>& key, std::vector<std::uint32_
         for (std::size_t d = 1; d <= 256; ++d) start[d] += start[d - 1];
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t to = start[key[i] >> shift & 0xFFu]++;
-            key_out[to] = key[i];
-            at_out[to] = at[i];
+            s.key_out[to] = key[i];
+            s.at_out[to] = at[i];
         }
-        key.swap(key_out);
-        at.swap(at_out);
+        key.swap(s.key_out);
+        at.swap(s.at_out);
     }
 }
 
-// Reorders `items` so that (major(x), minor(x)) ascend, ties in their order.
+// Reorders `items` so that (major(x), minor(x)) ascend, ties in their order,
+// in the working memory `s`: the positions sorted, then each cycle of the
+// permutation followed in place (s.key marks the places done).
+template <class T, class Major, class Minor>
+void sort_by(std::vector<T>& items, Major major, Minor minor, SortSpace& s) {
+    const std::size_t n = items.size();
+    s.key.resize(n);
+    s.at.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        s.at[i] = static_cast<std::uint32_t>(i);
+        s.key[i] = static_cast<std::uint64_t>(minor(items[i]));
+    }
+    radix_sort(s);
+    for (std::size_t i = 0; i < n; ++i) s.key[i] = static_cast<std::uint64_t>(major(items[s.at[i]]));
+    radix_sort(s);
+    // items[i] becomes the old items[at[i]].
+    std::fill(s.key.begin(), s.key.end(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (s.key[i] != 0 || s.at[i] == i) continue;
+        T first = std::move(items[i]);
+        std::size_t j = i;
+        for (std::size_t from = s.at[j]; from != i; j = from, from = s.at[j]) {
+            items[j] = std::move(items[from]);
+            s.key[j] = 1;
+        }
+        items[j] = std::move(first);
+        s.key[j] = 1;
+    }
+}
 template <class T, class Major, class Minor>
 void sort_by(std::vector<T>& items, Major major, Minor minor) {
-    const std::size_t n = items.size();
-    std::vector<std::uint64_t> key(n);
-    std::vector<std::uint32_t> at(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        at[i] = static_cast<std::uint32_t>(i);
-        key[i] = static_cast<std::uint64_t>(minor(items[i]));
-    }
-    radix_sort(key, at);
-    for (std::size_t i = 0; i < n; ++i) key[i] = static_cast<std::uint64_t>(major(items[at[i]]));
-    radix_sort(key, at);
-    std::vector<T> sorted(n);
-    for (std::size_t i = 0; i < n; ++i) sorted[i] = items[at[i]];
-    items.swap(sorted);
+    SortSpace s;
+    sort_by(items, major, minor, s);
 }
 template <class T, class Major>
 void sort_by(std::vector<T>& items, Major major) {
