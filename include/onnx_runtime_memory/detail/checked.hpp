@@ -81,4 +81,15 @@ inline constexpr std::size_t size_max = std::numeric_limits<std::size_t>::max();
     return d;
 }
 
+// floor(sqrt(n)), in integers.
+[[nodiscard]] constexpr std::size_t square_root(std::size_t n) noexcept {
+    std::size_t lo = 0, hi = n < 0xFFFFFFFFu ? n : 0xFFFFFFFFu;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        if (mid <= n / mid) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
 }  // namespace onnx_runtime_memory::detail

@@ -210,17 +210,6 @@ inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const Are
     }
 }
 
-// floor(sqrt(n)), in integers.
-[[nodiscard]] constexpr std::size_t square_root(std::size_t n) noexcept {
-    std::size_t lo = 0, hi = std::min<std::size_t>(n, 0xFFFFFFFFu);
-    while (lo < hi) {
-        const std::size_t mid = lo + (hi - lo + 1) / 2;
-        if (mid <= n / mid) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 // While the best is above the bound and a round fits in the budget, at
 // most four rounds: its top repacked (repack_top: 6 sqrt(n) buffers, the
 // first fit, which did better than the best fit on the bench's random
