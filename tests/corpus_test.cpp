@@ -92,6 +92,7 @@ TEST_CASE("in place, every corpus arena meets its in-place lower bound (the READ
         {"bert_base_encoder", 3539072, 254, 206}, {"densenet121", 8429568, 121, 121},
         {"gpt2_xl_decoder", 53101568, 769, 625},  {"mobilenet_v2", 6021120, 45, 45},
         {"resnet50", 7225344, 65, 65},            {"vit_b_16", 5446656, 194, 157},
+        {"unet_diffusion_like", 18874400, 202, 150},
     };
     for (const auto& m : models) {
         INFO(m.name);
