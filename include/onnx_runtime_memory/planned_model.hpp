@@ -51,6 +51,13 @@ public:
         if (!ordered) return unexpected(ordered.error());
         return make(*ordered, std::move(views), std::move(options), arena_options, std::move(order));
     }
+    // A first argument that is no graph: the error names the function it lacks.
+    template <class G, class... Rest>
+        requires detail::not_a_graph<G, Liveness>
+    static expected<PlannedModel, PlanError> create(const G&, Rest&&...) {
+        static_assert(detail::explain_activation_graph<G>());
+        return unexpected(PlanError{});
+    }
 
     // Plans this request: sizes from `oracle`, the options' scratch. On
     // deferred (some size unknown and the policy defers), unknown_sizes()
