@@ -18,6 +18,7 @@
 #include "plan_types.hpp"
 #include "sizes.hpp"
 #include "sizing.hpp"
+#include "spaces.hpp"
 #include "validate.hpp"
 #include "validate_offsets.hpp"
 #include "view_map.hpp"

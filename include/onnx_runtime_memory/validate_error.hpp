@@ -48,6 +48,10 @@ struct ValidateError {
         missing_offset,        // owner `value` has no offset (no_offset, or past the plan's table)
         external_placed,       // `value` is outside the arena (OutputPlacement::external: a graph output, or
                                // a value sharing its bytes) but the plan gives it a slot or an offset
+        // Space plans (validate_spaces):
+        space_not_allowed,     // buffer `value` is in space `size`, which its list does not allow (no_value:
+                               // the options' lists are malformed)
+        over_capacity,         // space `value`'s arena ends at `size` bytes, past its capacity `capacity`
     };
 
     Kind kind{};
@@ -118,6 +122,13 @@ struct ValidateError {
             case Kind::external_placed:
                 return v(value) + " is an external graph output (or shares its bytes), allocated by the executor, "
                                   "but the plan places it";
+            case Kind::space_not_allowed:
+                if (value == no_value) return "the space options' lists are malformed (one is empty or names a missing space)";
+                return "buffer " + std::to_string(value) + " is in space " + std::to_string(size) +
+                       ", which its preference list does not allow (a pinned buffer: not its list's first)";
+            case Kind::over_capacity:
+                return "space " + std::to_string(value) + "'s arena ends at " + std::to_string(size) +
+                       " bytes, past its capacity of " + std::to_string(capacity);
             case Kind::pin_moved:
                 return "owner " + v(value) + " is pinned at offset " + std::to_string(capacity) + " but placed at " +
                        (size == static_cast<std::size_t>(-1) ? std::string("no offset") : std::to_string(size));
