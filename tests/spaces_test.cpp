@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include "ir/graph_text.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 using orm::Buffer;
@@ -207,3 +209,154 @@ TEST_CASE("spaces: two buffers of one space that overlap are caught, named by th
     CHECK(r.error().kind == Kind::offset_overlap);
     CHECK(r.error().other == 2);
 }
+
+namespace {
+
+// x -> d (300 bytes, read last), then a (200) -> b (a view of a) -> c (200)
+// -> y (100, read with d). Aligned to 64: d 320, a 256, c 256, y 128.
+ir::Graph chain_with_long_lived() {
+    ir::Builder b("long_lived");
+    b.tensor("x", test::f32, {25}).tensor("d", test::f32, {75}).tensor("a", test::f32, {50});
+    b.tensor("b", test::f32, {50}).tensor("c", test::f32, {50}).tensor("y", test::f32, {25});
+    b.input("x").node("D", {"x"}, {"d"}).node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"b"});
+    b.node("C", {"b"}, {"c"}).node("Y", {"c", "d"}, {"y"}).output("y");
+    return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("spaces on a graph: owners, views and scratch each in one space, validated per space") {
+    const auto g = chain_with_long_lived();
+    const auto views = ir::views_from_ops(g);
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions options;
+    options.scratch_bytes = {0, 0, 0, 96, 0};  // C's workspace (128 aligned)
+    orm::GraphSpaceOptions spaces;
+    spaces.spaces = {{"device", 1024, 64}, {"host", orm::unbounded, 64}};
+    const auto id = [&](const char* n) { return test::id(g, n); };
+
+    SECTION("all fits: plan_arena's plan, in the device") {
+        const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE(spaced.has_value());
+        const auto today = orm::plan_arena(g, views, oracle, options);
+        REQUIRE(today.has_value());
+        CHECK(spaced->plan().offsets == today->plan().offsets);
+        CHECK(spaced->plan().scratch_offsets == today->plan().scratch_offsets);
+        CHECK(spaced->plan().arenas[0].arena_bytes == today->plan().arena_bytes);
+        CHECK(spaced->plan().arenas[1].buffers == 0);
+        CHECK(spaced->plan().space[id("b")] == 0);
+        CHECK(spaced->plan().space[id("x")] == orm::no_space);  // a graph input, outside the arena
+        CHECK(orm::validate_arena_spaces(g, views, spaced->plan(), oracle, options, spaces).has_value());
+    }
+    SECTION("a 640-byte device: in order of first use, d and a fit, c and C's scratch go to the host, y fits") {
+        spaces.spaces[0].capacity = 640;
+        const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE(spaced.has_value());
+        const auto& p = spaced->plan();
+        CHECK(p.space[id("d")] == 0);
+        CHECK(p.space[id("a")] == 0);
+        CHECK(p.space[id("b")] == 0);  // the view lives with its root
+        CHECK(p.offsets[id("b")] == p.offsets[id("a")]);
+        CHECK(p.space[id("c")] == 1);
+        CHECK(p.scratch_space[3] == 1);
+        CHECK(p.space[id("y")] == 0);
+        CHECK(p.arenas[0].arena_bytes == 520);  // d's 320 (aligned), a's 200 above
+        CHECK(p.arenas[0].lower_bound_bytes == 520);
+        CHECK(p.arenas[1].arena_bytes == 328);  // the scratch's 128 (aligned), c's 200 above
+        CHECK(orm::validate_arena_spaces(g, views, p, oracle, options, spaces).has_value());
+
+        auto view_moved = p;  // a view away from its root
+        view_moved.space[id("b")] = 1;
+        auto r = orm::validate_arena_spaces(g, views, view_moved, oracle, options, spaces);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::view_offset_mismatch);
+        auto onto_d = p;  // y moved onto d, which it reads
+        onto_d.offsets[id("y")] = onto_d.offsets[id("d")];
+        r = orm::validate_arena_spaces(g, views, onto_d, oracle, options, spaces);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::offset_overlap);
+        CHECK(r.error().value == std::min(id("d"), id("y")));
+        auto scratch_home = p;  // C's scratch into the device, where a and d are live
+        scratch_home.scratch_space[3] = 0;
+        r = orm::validate_arena_spaces(g, views, scratch_home, oracle, options, spaces);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().node == 3);
+        auto small = spaces;  // the same plan against a smaller device
+        small.spaces[0].capacity = 512;
+        r = orm::validate_arena_spaces(g, views, p, oracle, options, small);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::over_capacity);
+        CHECK(r.error().message() == "space 0's arena ends at 520 bytes, past its capacity of 512");
+    }
+    SECTION("by kind and by value: the output and the scratch on the host, d only on the host") {
+        spaces.spaces[0].capacity = 640;
+        spaces.graph_outputs = {1};
+        spaces.scratch = {1};
+        spaces.values = {{id("d"), {1}}};
+        const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE(spaced.has_value());
+        const auto& p = spaced->plan();
+        CHECK(p.space[id("y")] == 1);
+        CHECK(p.scratch_space[3] == 1);
+        CHECK(p.space[id("d")] == 1);
+        CHECK(p.space[id("a")] == 0);
+        CHECK(p.space[id("c")] == 0);
+        CHECK(orm::validate_arena_spaces(g, views, p, oracle, options, spaces).has_value());
+        auto not_allowed = p;
+        not_allowed.space[id("d")] = 0;
+        const auto r = orm::validate_arena_spaces(g, views, not_allowed, oracle, options, spaces);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::space_not_allowed);
+        CHECK(r.error().value == id("d"));
+    }
+    SECTION("an owner that fits nowhere is named by its value, a scratch by its node") {
+        spaces.spaces = {{"device", 300, 64}};
+        auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE_FALSE(spaced.has_value());
+        CHECK(spaced.error().kind == orm::SpaceError::Kind::does_not_fit);
+        CHECK(spaced.error().value == id("d"));
+        CHECK(spaced.error().message().rfind("value " + std::to_string(id("d")) + " (320 bytes aligned)", 0) == 0);
+        spaces.spaces[0].capacity = 2048;
+        options.scratch_bytes[3] = 2000;
+        spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE_FALSE(spaced.has_value());
+        CHECK(spaced.error().node == 3);
+        CHECK(spaced.error().message().rfind("the scratch of node 3", 0) == 0);
+    }
+    SECTION("a pin names its space: past the capacity, an error") {
+        options.pinned = {{id("d"), 768}};
+        const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE_FALSE(spaced.has_value());
+        CHECK(spaced.error().kind == orm::SpaceError::Kind::pin_outside_space);
+        CHECK(spaced.error().value == id("d"));
+    }
+}
+
+#if ORM_HAVE_DATA
+TEST_CASE("spaces on the corpus: a device and a host, the device unbounded, give plan_arena's plan on every model") {
+    for (const char* name : {"bert_base_encoder", "densenet121", "gpt2_xl_decoder", "mobilenet_v2", "resnet50",
+                             "unet_diffusion_like", "vit_b_16"}) {
+        INFO(name);
+        auto g = ir::read_graph_file(std::string(ORM_DATA_DIR) + "/corpus/" + name + ".graph");
+        REQUIRE(g.has_value());
+        const auto views = ir::views_from_ops(*g);
+        const auto oracle = orm::static_size_oracle(*g);
+        orm::GraphSpaceOptions spaces;
+        spaces.spaces = {{"device", orm::unbounded, 64}, {"host", orm::unbounded, 64}};
+        const auto spaced = orm::plan_arena_spaces(*g, views, oracle, {}, spaces);
+        const auto today = orm::plan_arena(*g, views, oracle);
+        REQUIRE(spaced.has_value());
+        REQUIRE(today.has_value());
+        CHECK(spaced->plan().offsets == today->plan().offsets);
+        CHECK(spaced->plan().arenas[0].arena_bytes == today->plan().arena_bytes);
+        CHECK(orm::validate_arena_spaces(*g, views, spaced->plan(), oracle, {}, spaces).has_value());
+        // Half the bound on the device: the rest on the host, every space valid.
+        spaces.spaces[0].capacity = spaced->plan().arenas[0].lower_bound_bytes / 2;
+        const auto half = orm::plan_arena_spaces(*g, views, oracle, {}, spaces);
+        REQUIRE(half.has_value());
+        CHECK(half->plan().arenas[0].arena_bytes <= spaces.spaces[0].capacity);
+        CHECK(half->plan().arenas[1].buffers > 0);
+        CHECK(orm::validate_arena_spaces(*g, views, half->plan(), oracle, {}, spaces).has_value());
+    }
+}
+#endif

@@ -94,6 +94,16 @@ int main() {
     bad += !offsets || !orm::validate_offsets(buffers, *offsets, arena_options.alignment);
     bad += !orm::plan_slots(std::span<const orm::Buffer>(buffers)).has_value();
     bad += !orm::lower_bounds(std::span<const orm::Buffer>(buffers), 64).has_value();
+    orm::SpaceOptions space_options;
+    space_options.spaces = {{"device", 512, 64}, {"host", orm::unbounded, 64}};
+    auto spaced = orm::plan_spaces(buffers, space_options, arena_options);
+    bad += !spaced || !orm::validate_spaces(buffers, space_options, *spaced);
+    orm::GraphSpaceOptions graph_spaces;
+    graph_spaces.spaces = space_options.spaces;
+    graph_spaces.scratch = {1};
+    auto spaced_arena = orm::plan_arena_spaces(g, views, oracle, options, graph_spaces, arena_options);
+    bad += !spaced_arena ||
+           !orm::validate_arena_spaces(g, views, spaced_arena->plan(), oracle, options, graph_spaces);
 
     if (bad != 0) {
         std::fprintf(stderr, "strict_warnings: %d calls failed\n", bad);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "arena.hpp"
+#include "arena_spaces.hpp"
 #include "bounds.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -21,4 +22,5 @@
 #include "spaces.hpp"
 #include "validate.hpp"
 #include "validate_offsets.hpp"
+#include "validate_spaces.hpp"
 #include "view_map.hpp"

@@ -31,8 +31,6 @@
 #include "expected.hpp"
 #include "offsets.hpp"
 #include "plan_types.hpp"
-#include "validate_error.hpp"
-#include "validate_offsets.hpp"
 
 namespace onnx_runtime_memory {
 
@@ -80,6 +78,8 @@ struct SpaceError {
     };
     Kind kind{};
     std::size_t buffer = no_offset;
+    ValueId value = no_value;  // a graph's plan (arena_spaces.hpp): the owner that buffer is,
+    NodeIndex node = no_node;  // or the node whose scratch it is
     std::uint32_t space = 0, list = 0;
     std::string space_name;
     NodeIndex position = no_node;  // the caller's time
@@ -87,7 +87,9 @@ struct SpaceError {
     PlanError plan{};
 
     [[nodiscard]] std::string message() const {
-        const std::string b = "buffer " + std::to_string(buffer);
+        const std::string b = value != no_value ? "value " + std::to_string(value)
+                              : node != no_node ? "the scratch of node " + std::to_string(node)
+                                                : "buffer " + std::to_string(buffer);
         const std::string s = "space " + std::to_string(space) + " ('" + space_name + "')";
         switch (kind) {
             case Kind::bad_records: return plan.message();
@@ -297,66 +299,6 @@ namespace detail {
         }
     }
     return plan;
-}
-
-// Checks a space plan against the buffers and options, believing nothing
-// it says about itself but each buffer's space and offset and each space's
-// arena_bytes: every buffer in a space of its list (space_not_allowed; a
-// pinned one in its list's first), each space's buffers a valid offset
-// plan there (validate_offsets at the space's alignment: a pin moved, a
-// misaligned offset, an end past the space's arena_bytes, an overlap; the
-// buffers named by their index in `buffers`), and each arena_bytes within
-// its space's capacity (over_capacity).
-[[nodiscard]] inline expected<void, ValidateError> validate_spaces(std::span<const Buffer> buffers,
-                                                                   const SpaceOptions& space_options,
-                                                                   const SpacePlan& plan, std::size_t alignment = 64) {
-    using Kind = ValidateError::Kind;
-    if (auto ok = detail::check_buffers(buffers); !ok) return unexpected(ValidateError::from(ok.error()));
-    const std::size_t n = buffers.size();
-    auto resolved = detail::resolved_spaces(space_options, alignment, n);
-    const auto fail = [](Kind kind, std::size_t value, std::size_t size = 0, std::size_t capacity = 0) {
-        ValidateError err;
-        err.kind = kind;
-        err.value = static_cast<ValueId>(value);
-        err.size = size;
-        err.capacity = capacity;
-        return unexpected(err);
-    };
-    if (!resolved) return fail(Kind::space_not_allowed, no_value);
-    const SpaceOptions& o = *resolved;
-    const std::size_t k = o.spaces.size();
-    if (plan.space.size() < n || plan.offsets.size() < n || plan.arenas.size() < k)
-        return fail(Kind::missing_offset, std::min({plan.space.size(), plan.offsets.size(), n}));
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto list = detail::list_of(o, i);
-        const bool allowed = buffers[i].pinned != no_offset
-                                 ? plan.space[i] == list.front()
-                                 : std::find(list.begin(), list.end(), plan.space[i]) != list.end();
-        if (!allowed) return fail(Kind::space_not_allowed, i, plan.space[i]);
-    }
-    std::vector<Buffer> members;
-    std::vector<std::size_t> index;
-    for (std::uint32_t s = 0; s < k; ++s) {
-        if (plan.arenas[s].arena_bytes > o.spaces[s].capacity)
-            return fail(Kind::over_capacity, s, plan.arenas[s].arena_bytes, o.spaces[s].capacity);
-        OffsetPlan in_space;
-        in_space.arena_bytes = plan.arenas[s].arena_bytes;
-        members.clear();
-        index.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            if (plan.space[i] == s) {
-                members.push_back(buffers[i]);
-                in_space.offsets.push_back(plan.offsets[i]);
-                index.push_back(i);
-            }
-        if (auto ok = validate_offsets(members, in_space, o.spaces[s].alignment); !ok) {
-            ValidateError err = ok.error();
-            if (err.value < index.size()) err.value = static_cast<ValueId>(index[err.value]);
-            if (err.other < index.size()) err.other = static_cast<ValueId>(index[err.other]);
-            return unexpected(err);
-        }
-    }
-    return {};
 }
 
 }  // namespace onnx_runtime_memory
