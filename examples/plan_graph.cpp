@@ -25,7 +25,11 @@
 //   --placements FILE      write every value's placement as JSON (one file only)
 //   --scratch NODE=BYTES,...  workspace of the file's NODE-th node (from 0; it follows
 //                          its node through --reorder); graphs only, as are --inplace,
-//                          --reorder and --write-order
+//                          --reorder, --write-order and --space
+//   --space NAME[=BYTES][@ALIGN]  a memory space (repeatable; the first is preferred):
+//                          BYTES its capacity (K, M, G: binary units; none: unbounded),
+//                          ALIGN its alignment (default --align); each owner and
+//                          scratch goes to the first space where it fits (orm::plan_arena_spaces)
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
 #include <onnx_runtime_memory/fmt.hpp>
@@ -72,6 +76,7 @@ struct Args {
     // --scratch NODE=BYTES: by node as the file lists them (it follows its
     // node through --reorder); checked against the graph once it is read.
     std::vector<std::pair<std::size_t, std::size_t>> scratch;
+    std::vector<std::string> spaces;  // --space NAME[=BYTES][@ALIGN], parsed once the alignment is known
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -81,7 +86,8 @@ constexpr const char* usage_text =
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
-    "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE] FILE|DIR\n"
+    "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE]\n"
+    "                  [--space NAME[=BYTES][@ALIGN] ...] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -109,6 +115,34 @@ std::optional<std::size_t> parse_count(std::string_view s) {
         n = n * 10 + static_cast<std::size_t>(c - '0');
     }
     return n;
+}
+
+// --space NAME[=BYTES][@ALIGN]: BYTES may end in K, M or G (binary units);
+// no BYTES is unbounded, no ALIGN `alignment`.
+std::optional<orm::MemorySpace> parse_space(std::string_view text, std::size_t alignment) {
+    orm::MemorySpace space;
+    space.alignment = alignment;
+    if (const auto at = text.find('@'); at != std::string_view::npos) {
+        const auto align = parse_count(text.substr(at + 1));
+        if (!align || *align == 0) return std::nullopt;
+        space.alignment = *align;
+        text = text.substr(0, at);
+    }
+    if (const auto eq = text.find('='); eq != std::string_view::npos) {
+        std::string_view bytes = text.substr(eq + 1);
+        std::size_t unit = 1;
+        if (!bytes.empty() && (bytes.back() == 'K' || bytes.back() == 'M' || bytes.back() == 'G')) {
+            unit = std::size_t{1} << (bytes.back() == 'K' ? 10 : bytes.back() == 'M' ? 20 : 30);
+            bytes.remove_suffix(1);
+        }
+        const auto n = parse_count(bytes);
+        if (!n || *n > orm::unbounded / unit - 1) return std::nullopt;
+        space.capacity = *n * unit;
+        text = text.substr(0, eq);
+    }
+    if (text.empty()) return std::nullopt;
+    space.name = std::string(text);
+    return space;
 }
 
 std::string human(std::size_t bytes) {
@@ -157,6 +191,8 @@ struct Analysis {
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
     orm::SymbolBounds bounds_used;          // --bounds
     orm::PlanOptions options;               // the policies planned with, scratch by position
+    std::optional<orm::SpacedArenaPlan> spaced;  // --space: the plan across the spaces
+    std::size_t node_floor = 0;                   // and the most one node needs (orm::node_floors)
 };
 
 // Whether v's size is unknown only because it overflows: its element type
@@ -229,6 +265,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                   : args.reorder              ? "--reorder"
                                   : !args.write_order.empty() ? "--write-order"
                                   : args.inplace_ops          ? "--inplace"
+                                  : !args.spaces.empty()      ? "--space"
                                                               : nullptr;
         if (needs_graph) return fmt::format("{}: {} needs a graph (.graph), not a buffer list (.csv)", path, needs_graph);
     }
@@ -361,6 +398,23 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                               a.inplace_arena->alignment);
         if (bounds) a.inplace_bound = bounds->offset_bytes;
     }
+    if (!args.spaces.empty() && !instance) {  // across the spaces, and each node's floor
+        orm::GraphSpaceOptions spaces;
+        for (const auto& text : args.spaces) spaces.spaces.push_back(*parse_space(text, args.arena.alignment));
+        auto spaced = orm::plan_arena_spaces(a.g, a.views, oracle, options, spaces, args.arena);
+        if (!spaced) {
+            const auto& e = spaced.error();
+            const std::string culprit = e.value != orm::no_value ? fmt::format(" (value {} is '{}')", e.value, a.g.value_name(e.value)) : "";
+            if (e.kind == orm::SpaceError::Kind::bad_records) return fmt::format("{}: {}", path, ir::describe(a.g, e.plan));
+            return fmt::format("{}: {}{}", path, e.message(), culprit);
+        }
+        a.spaced = std::move(*spaced).plan();
+        if (auto ok = orm::validate_arena_spaces(a.g, a.views, *a.spaced, oracle, options, spaces, args.arena.alignment); !ok)
+            return fmt::format("{}: the plan across the spaces is invalid: {}", path, ir::describe(a.g, ok.error()));
+        auto floors = orm::node_floors(a.g, a.views, oracle, options, a.spaced->spaces[0].alignment);
+        if (!floors) return fmt::format("{}: {}", path, ir::describe(a.g, floors.error()));
+        a.node_floor = floors->empty() ? 0 : *std::max_element(floors->begin(), floors->end());
+    }
     a.live = orm::without_owners(std::move(a.live), plan.dynamic_values);  // the planned owners, for the report
     {  // the bounds of what both plans place: the owners and each node's scratch
         std::vector<orm::Buffer> records;
@@ -395,6 +449,24 @@ std::string names(const ir::Graph& g, const std::vector<orm::ValueId>& values) {
     return out;
 }
 
+// --space: ,"spaces":[{"name", "capacity" (null: unbounded), "alignment",
+// "arena_bytes", "lower_bound_bytes", "buffers"}, ...],"node_floor_bytes":N.
+std::string spaces_json(const Analysis& a) {
+    if (!a.spaced) return {};
+    std::string list;
+    for (std::size_t s = 0; s < a.spaced->spaces.size(); ++s) {
+        const auto& space = a.spaced->spaces[s];
+        const auto& arena = a.spaced->arenas[s];
+        if (!list.empty()) list += ',';
+        list += fmt::format("{{\"name\":{},\"capacity\":{},\"alignment\":{},\"arena_bytes\":{},\"lower_bound_bytes\":{},"
+                            "\"buffers\":{}}}",
+                            json_string(space.name),
+                            space.capacity == orm::unbounded ? std::string("null") : fmt::format("{}", space.capacity),
+                            space.alignment, arena.arena_bytes, arena.lower_bound_bytes, arena.buffers);
+    }
+    return fmt::format(",\"spaces\":[{}],\"node_floor_bytes\":{}", list, a.node_floor);
+}
+
 void print_json(const Analysis& a) {
     const bool complete = a.status->is_complete();
     const orm::ActivationPlan none;
@@ -424,7 +496,8 @@ void print_json(const Analysis& a) {
                                    "\"order_floor_bytes\":{}",
                                    orm::to_string(a.order->strategy), a.order->given_peak_bytes,
                                    a.order->proven_optimal ? "true" : "false", a.order->lower_bound_bytes)
-                     : std::string()));
+                     : std::string()) +
+            spaces_json(a));
 }
 
 // What plans a deferred graph, named: bounds for the symbols a bound can
@@ -493,6 +566,16 @@ void print_report(const Analysis& a) {
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
+    if (a.spaced) {
+        for (std::size_t s = 0; s < a.spaced->spaces.size(); ++s) {
+            const auto& space = a.spaced->spaces[s];
+            const auto& arena = a.spaced->arenas[s];
+            fmt::print("  space {:<16} {:>10}  of {}, {} buffers (lower bound {}), aligned to {}\n", space.name,
+                       human(arena.arena_bytes), space.capacity == orm::unbounded ? std::string("unbounded") : human(space.capacity),
+                       arena.buffers, human(arena.lower_bound_bytes), space.alignment);
+        }
+        fmt::print("  node floor             {:>10}  the most one node's operands and scratch take\n", human(a.node_floor));
+    }
     // Where the live set peaks, and what is live there.
     const std::size_t at = a.peak_position;
     std::string node = at < g.node_count() ? fmt::format(" ({}{})", g.op_type(at),
@@ -706,6 +789,10 @@ int main(int argc, char** argv) {
             const auto v = value();
             if (!v) return usage("--write-order needs a file name");
             args.write_order = *v;
+        } else if (a == "--space") {
+            const auto v = value();
+            if (!v || !parse_space(*v, 64)) return usage("--space takes NAME[=BYTES][@ALIGN], e.g. device=8G@256 or host");
+            args.spaces.emplace_back(*v);
         } else if (a == "--placements") {
             const auto v = value();
             if (!v) return usage("--placements needs a file name");

@@ -332,6 +332,17 @@ TEST_CASE("spaces on a graph: owners, views and scratch each in one space, valid
     }
 }
 
+TEST_CASE("node floors: each node's operands (views as their roots) and scratch, aligned") {
+    const auto g = chain_with_long_lived();
+    orm::PlanOptions options;
+    options.scratch_bytes = {0, 0, 0, 96, 0};
+    const auto floors = orm::node_floors(g, ir::views_from_ops(g), orm::static_size_oracle(g), options, 64);
+    REQUIRE(floors.has_value());
+    // D: d 320 (x is a graph input, outside); A: a 256; Reshape: a once, b
+    // is a; C: a + c + scratch 128; Y: c + d + y 128.
+    CHECK(*floors == std::vector<std::size_t>{320, 256, 256, 640, 704});
+}
+
 #if ORM_HAVE_DATA
 TEST_CASE("spaces on the corpus: a device and a host, the device unbounded, give plan_arena's plan on every model") {
     for (const char* name : {"bert_base_encoder", "densenet121", "gpt2_xl_decoder", "mobilenet_v2", "resnet50",

@@ -191,4 +191,39 @@ template <activation_graph G, size_oracle Oracle>
     return SpacedArenaStatus::complete(std::move(result));
 }
 
+// Each node's floor: the bytes of the owners it reads and writes (views and
+// in-place folds as their roots), each rounded up to `alignment`, plus its
+// scratch (PlanOptions::scratch_bytes): no plan of whole tensors runs the
+// node in a space smaller than that. By node; an unknown size counts 0, a
+// total past SIZE_MAX saturates. O(V + edges).
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<std::vector<std::size_t>, PlanError> node_floors(const G& g, const ViewMap& views,
+                                                                        Oracle&& oracle, const PlanOptions& options = {},
+                                                                        std::size_t alignment = 64) {
+    using T = graph_traits<G>;
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(live.error());
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);
+    alignment = detail::alignment_or_one(alignment);
+    const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = live->value_count();
+    std::vector<std::size_t> floor(N, 0);
+    std::vector<std::size_t> seen(V, N);  // the last node that counted an owner
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto count = [&](auto x) {
+            const auto v = detail::to_value_id(x, V);
+            if (!v) return;
+            const ValueId r = live->roots[*v];
+            if (!live->is_owner(r) || seen[r] == n) return;
+            seen[r] = n;
+            floor[n] = detail::saturating_add(floor[n], detail::saturating_align_up(sizes.bytes[r], alignment));
+        };
+        for (auto x : T::node_inputs(g, static_cast<NodeIndex>(n))) count(x);
+        for (auto x : T::node_outputs(g, static_cast<NodeIndex>(n))) count(x);
+        if (n < options.scratch_bytes.size())
+            floor[n] = detail::saturating_add(floor[n], detail::saturating_align_up(options.scratch_bytes[n], alignment));
+    }
+    return floor;
+}
+
 }  // namespace onnx_runtime_memory

@@ -102,6 +102,9 @@ struct SpaceError {
                 return "pinned " + b + " ends at byte " + std::to_string(bytes) + ", past the capacity of " + s + " (" +
                        std::to_string(capacity) + " bytes)";
             case Kind::does_not_fit:
+                if (bytes > capacity)
+                    return b + " (" + std::to_string(bytes) + " bytes aligned) fits in no space it may use: " + s +
+                           " holds " + std::to_string(capacity) + " bytes in all";
                 return b + " (" + std::to_string(bytes) + " bytes aligned) fits in no space it may use: in " + s + ", " +
                        std::to_string(live_bytes) + " of its " + std::to_string(capacity) +
                        " bytes are already live at time " + std::to_string(position);
