@@ -323,6 +323,12 @@ TEST_CASE("spaces on a graph: owners, views and scratch each in one space, valid
         CHECK(spaced.error().node == 3);
         CHECK(spaced.error().message().rfind("the scratch of node 3", 0) == 0);
     }
+    SECTION("a list for a value the graph does not have is an error, not ignored") {
+        spaces.values = {{99, {1}}};
+        const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);
+        REQUIRE_FALSE(spaced.has_value());
+        CHECK(spaced.error().message() == "the space options give a list to value 99, which the graph does not have");
+    }
     SECTION("a pin names its space: past the capacity, an error") {
         options.pinned = {{id("d"), 768}};
         const auto spaced = orm::plan_arena_spaces(g, views, oracle, options, spaces);

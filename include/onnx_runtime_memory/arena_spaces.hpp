@@ -118,6 +118,13 @@ template <activation_graph G, size_oracle Oracle>
     };
     auto live = compute_liveness(g, views, plan_options);
     if (!live) return refused(live.error());
+    for (const ValueSpaces& e : space_options.values)
+        if (e.value >= live->value_count()) {
+            SpaceError err;
+            err.kind = SpaceError::Kind::unknown_value;
+            err.value = e.value;
+            return unexpected(err);
+        }
     const auto& scratch = plan_options.scratch_bytes;
     auto request = detail::size_for_plan(*live, oracle, plan_options.unknown_sizes, scratch);
     if (!request) return refused(request.error());

@@ -75,6 +75,7 @@ struct SpaceError {
         pin_outside_space,  // pinned `buffer` ends at `bytes`, past the capacity of its space `space`
         does_not_fit,       // `buffer` (`bytes` once aligned) fits in no space of its list: in the last,
                             // `space`, `live_bytes` are already live at `position` against `capacity`
+        unknown_value,      // a graph's options (GraphSpaceOptions::values) name `value`, which it does not have
     };
     Kind kind{};
     std::size_t buffer = no_offset;
@@ -98,6 +99,8 @@ struct SpaceError {
                     return b + " uses preference list " + std::to_string(list) + ", which the options do not have";
                 return "preference list " + std::to_string(list) + " is empty or names space " + std::to_string(space) +
                        ", which the options do not have";
+            case Kind::unknown_value:
+                return "the space options give a list to value " + std::to_string(value) + ", which the graph does not have";
             case Kind::pin_outside_space:
                 return "pinned " + b + " ends at byte " + std::to_string(bytes) + ", past the capacity of " + s + " (" +
                        std::to_string(capacity) + " bytes)";

@@ -278,6 +278,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::fprintf(stderr, "INVALID OFFSETS: %s\n", ok.error().message().c_str());
                 std::abort();
             }
+        // Across spaces: a device of a random fraction of the total, then a host; every plan validates.
+        orm::GraphSpaceOptions spaces;
+        std::size_t total = 0;
+        for (const auto& r : buffers) total = r.size > SIZE_MAX - total ? SIZE_MAX : total + r.size;
+        spaces.spaces = {{"device", total / (1 + h % 5), std::size_t{1} << (h % 9)}, {"host", orm::unbounded, 64}};
+        if (h & 1) spaces.scratch = {1};
+        if (h & 2) spaces.graph_outputs = {1, 0};
+        if (auto spaced = orm::plan_arena_spaces(*g, views, oracle, options, spaces); spaced && spaced->is_complete())
+            if (auto ok = orm::validate_arena_spaces(*g, views, spaced->plan(), oracle, options, spaces); !ok) {
+                std::fprintf(stderr, "INVALID SPACES: %s\n", ok.error().message().c_str());
+                std::abort();
+            }
         tamper_liveness(*live, h);
         if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
             tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);
