@@ -637,33 +637,44 @@ bool write_svg(const Analysis& a, const std::string& path) {
 // Every value's placement in both plans, as JSON: {"values": [{"name",
 // "kind", "root", "bytes", "first", "last", "slot", "offset"}, ...],
 // "scratch": [{"node", "op", "bytes", "slot", "offset"}, ...]}, null where a
-// field does not apply.
+// field does not apply. With --space each entry adds "space" (its name) and
+// "space_offset", its offset there.
 std::optional<std::string> write_placements(const Analysis& a, const Args& args, const std::string& path) {
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
     const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, a.options);
     const auto offsets = orm::placements(a.g, a.views, *a.arena, oracle, a.options);
     if (!slots || !offsets) return "cannot place the values";
     const auto number = [](auto n, bool has) { return has ? fmt::format("{}", n) : std::string("null"); };
+    const auto in_space = [&](std::uint32_t space, std::size_t offset) {
+        if (!a.spaced) return std::string();
+        const bool placed = space != orm::no_space;
+        return fmt::format(",\"space\":{},\"space_offset\":{}",
+                           placed ? json_string(a.spaced->spaces[space].name) : std::string("null"), number(offset, placed));
+    };
     std::string out = "{\"values\":[";
     for (orm::ValueId v = 0; v < a.g.value_count(); ++v) {
         const auto& s = (*slots)[v];
         const auto& o = (*offsets)[v];
         const bool planned = s.bytes.has_value();
         out += fmt::format("{}{{\"name\":{},\"kind\":\"{}\",\"root\":{},\"bytes\":{},\"first\":{},\"last\":{},\"slot\":{},"
-                           "\"offset\":{}}}",
+                           "\"offset\":{}{}}}",
                            v ? ",\n" : "\n", json_string(a.g.value_name(v)), orm::to_string(s.kind),
                            json_string(a.g.value_name(s.root)), number(s.bytes.value_or(0), planned),
                            number(s.live.def, planned), number(s.live.use_end, planned),
-                           number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset));
+                           number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset),
+                           a.spaced ? in_space(a.spaced->space[v], a.spaced->offsets[v]) : std::string());
     }
     out += "\n],\"scratch\":[";
     const auto in_slots = orm::scratch_placements(a.status->plan(), a.options);
     const auto in_arena = orm::scratch_placements(*a.arena, a.options);
     for (std::size_t k = 0; k < in_slots.size(); ++k)
-        out += fmt::format("{}{{\"node\":{},\"op\":{},\"bytes\":{},\"slot\":{},\"offset\":{}}}", k ? ",\n" : "\n",
+        out += fmt::format("{}{{\"node\":{},\"op\":{},\"bytes\":{},\"slot\":{},\"offset\":{}{}}}", k ? ",\n" : "\n",
                            in_slots[k].node, json_string(a.g.op_type(in_slots[k].node)), in_slots[k].bytes,
                            number(in_slots[k].slot.value, !in_slots[k].slot.is_none()),
-                           number(in_arena[k].offset, in_arena[k].offset != orm::no_offset));
+                           number(in_arena[k].offset, in_arena[k].offset != orm::no_offset),
+                           a.spaced ? in_space(a.spaced->scratch_space[in_slots[k].node],
+                                               a.spaced->scratch_offsets[in_slots[k].node])
+                                    : std::string());
     out += "\n]}\n";
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << out;

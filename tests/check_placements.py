@@ -5,7 +5,9 @@ executor supplies; the offsets of owners live at the same time never share
 bytes (checked here, not trusted); with --outputs external no graph output
 is in the arena; with --unknown dynamic no dynamic value is; with
 --scratch every node asked for has a scratch record whose bytes no owner
-live at that node shares.
+live at that node shares; with --space each view is in its root's space at
+its offset, and in each space no two owners (or an owner and a scratch)
+live together share bytes, nor end past the space's capacity.
 
   check_placements.py PLAN_GRAPH WORK_DIR FILE.graph...
 """
@@ -56,9 +58,37 @@ def check(plan_graph, work, path, flags):
             for olo, ohi, first, last, name in owners:
                 if first <= n <= last and olo < hi and lo < ohi and ohi > olo:
                     return f"{path}: the scratch of node {n} shares bytes with {name}, live there"
-    owners.sort()
-    for i, (lo, hi, first, last, name) in enumerate(owners):  # any two owners live together: disjoint bytes
-        for lo2, hi2, first2, last2, name2 in owners[i + 1:]:
+    if problem := overlap(path, owners):
+        return problem
+    if "--space" in flags:
+        capacity = {}
+        for k, flag in enumerate(flags):
+            if flag == "--space":
+                name, _, size = flags[k + 1].partition("@")[0].partition("=")
+                capacity[name] = int(size[:-1]) << {"K": 10, "M": 20, "G": 30}[size[-1]] if size else None
+        by_space = {name: [] for name in capacity}
+        for v in values:
+            root = by_name[v["root"]]
+            if (v["space"], v["space_offset"]) != (root["space"], root["space_offset"]) and root["kind"] == "owner":
+                return f"{path}: {v['name']} is not in its root {root['name']}'s space at its offset"
+            if v["kind"] == "owner":
+                by_space[v["space"]].append((v["space_offset"], v["space_offset"] + v["bytes"], v["first"], v["last"], v["name"]))
+        for r in table["scratch"]:
+            by_space[r["space"]].append((r["space_offset"], r["space_offset"] + r["bytes"], r["node"], r["node"],
+                                         f"the scratch of node {r['node']}"))
+        for name, placed in by_space.items():
+            if capacity[name] is not None and any(hi > capacity[name] for _, hi, _, _, _ in placed):
+                return f"{path}: space {name} is used past its capacity {capacity[name]}"
+            if problem := overlap(path, placed):
+                return problem
+    return None
+
+
+def overlap(path, placed):
+    """Any two of (lo, hi, first, last, name) live together share no bytes."""
+    placed = sorted(placed)
+    for i, (lo, hi, first, last, name) in enumerate(placed):
+        for lo2, hi2, first2, last2, name2 in placed[i + 1:]:
             if lo2 >= hi:
                 break
             if hi2 > lo2 and hi > lo and first <= last2 and first2 <= last:
@@ -74,11 +104,11 @@ def main():
     for path in files:
         for flags in ([], ["--outputs", "external"], ["--unknown", "dynamic"],
                       ["--outputs", "external", "--unknown", "dynamic", "--align", "1"],
-                      ["--scratch", "SCRATCH"]):
+                      ["--scratch", "SCRATCH"], ["--space", "device=1M@256", "--space", "host", "--scratch", "SCRATCH"]):
             if "SCRATCH" in flags:  # nodes 0, 2, 5 and 40 where the graph has them
                 nodes = sum(1 for line in open(path) if line.startswith("node "))
                 asked = [f"{n}={b}" for n, b in ((0, 1000), (2, 77), (5, 300000), (40, 64)) if n < nodes]
-                flags = ["--scratch", ",".join(asked)]
+                flags = flags[:-1] + [",".join(asked)]
             runs += 1
             if problem := check(plan_graph, work, path, flags):
                 print(problem)
