@@ -199,6 +199,37 @@ template <class Placed>
     return std::optional<Liveness>{without_owners(live, sizes.unknown)};
 }
 
+// What validate_arena and validate_arena_spaces check a plan's offsets
+// against, recomputed from the graph: the liveness (without the dynamic
+// owners the plan rightly leaves out) and its records, owners first (owner
+// order, pinned as the options say), then each node's scratch. `placed(v)`:
+// whether the plan places value v.
+struct ArenaRecords {
+    Liveness live;
+    std::vector<Buffer> records;
+    std::size_t owners = 0;
+};
+template <activation_graph G, class Oracle, class Placed>
+[[nodiscard]] expected<ArenaRecords, ValidateError> arena_records(const G& g, const ViewMap& views, Oracle& oracle,
+                                                                  const PlanOptions& options,
+                                                                  const std::vector<ValueId>& dynamic_values,
+                                                                  const Placed& placed) {
+    auto live = compute_liveness(g, views, options);
+    if (!live) return unexpected(ValidateError::from(live.error()));
+    if (auto ok = check_external(g, *live, options, placed); !ok) return unexpected(ok.error());
+    OwnerSizes sizes;
+    size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
+    const auto split = split_dynamic(*live, sizes, options, dynamic_values, placed);
+    if (!split) return unexpected(split.error());
+    ArenaRecords r;
+    r.live = *split ? std::move(**split) : std::move(*live);
+    owner_buffers(r.live, sizes.bytes, r.records);
+    if (auto ok = pin_owners(r.live, options.pinned, r.records); !ok) return unexpected(ValidateError::from(ok.error()));
+    r.owners = r.records.size();
+    scratch_buffers(options.scratch_bytes, r.records);  // record owners + k: the k-th node with scratch
+    return r;
+}
+
 }  // namespace detail
 
 // Validate a plan against the graph, recomputing liveness with the same view
@@ -262,25 +293,17 @@ template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate_arena(const G& g, const ViewMap& views, const ArenaPlan& plan,
                                                            Oracle&& oracle, std::size_t alignment,
                                                            const PlanOptions& options = {}) {
-    auto live = compute_liveness(g, views, options);
-    if (!live) return unexpected(ValidateError::from(live.error()));
     const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
-    if (auto ok = detail::check_external(g, *live, options, has_offset); !ok) return ok;
-    OwnerSizes sizes;
-    size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
-    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, has_offset);
-    if (!split) return unexpected(split.error());
-    if (*split) live = std::move(**split);
-    std::vector<Buffer> buffers;
-    owner_buffers(*live, sizes.bytes, buffers);
-    if (auto ok = pin_owners(*live, options.pinned, buffers); !ok) return unexpected(ValidateError::from(ok.error()));
-    const std::size_t owners = buffers.size();
+    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, has_offset);
+    if (!made) return unexpected(made.error());
+    const Liveness& live = made->live;
+    const std::vector<Buffer>& buffers = made->records;
+    const std::size_t owners = made->owners;
     const auto& scratch = options.scratch_bytes;
-    scratch_buffers(scratch, buffers);  // buffer owners + k: the k-th node with scratch
     OffsetPlan offsets;
     offsets.arena_bytes = plan.arena_bytes;
     offsets.offsets.resize(buffers.size());
-    for (std::size_t i = 0; i < owners; ++i) offsets.offsets[i] = plan.offset_of(live->owners[i]).value_or(no_offset);
+    for (std::size_t i = 0; i < owners; ++i) offsets.offsets[i] = plan.offset_of(live.owners[i]).value_or(no_offset);
     for (std::size_t n = 0, k = owners; n < scratch.size(); ++n)
         if (scratch[n] > 0) offsets.offsets[k++] = n < plan.scratch_offsets.size() ? plan.scratch_offsets[n] : no_offset;
     if (auto ok = validate_offsets(buffers, offsets, alignment); !ok) {
@@ -294,17 +317,17 @@ template <activation_graph G, size_oracle Oracle>
             e.node = buffers[s].first;
             e.size = buffers[s].size;
             e.capacity = buffers[s].size;
-            e.value = o == no_value || is_scratch(o) ? no_value : live->owners[o];
+            e.value = o == no_value || is_scratch(o) ? no_value : live.owners[o];
             return unexpected(e);
         }
-        const ValueId a = live->owners[err.value], b = err.other == no_value ? no_value : live->owners[err.other];
+        const ValueId a = live.owners[err.value], b = err.other == no_value ? no_value : live.owners[err.other];
         err.value = err.other == no_value ? a : std::min(a, b);
         if (err.other != no_value) err.other = std::max(a, b);
         return unexpected(err);
     }
-    for (std::size_t v = 0; v < live->value_count(); ++v) {
-        const ValueId r = live->roots[v];
-        if (r != v && live->is_owner(r) && plan.offset_of(static_cast<ValueId>(v)) != plan.offset_of(r)) {
+    for (std::size_t v = 0; v < live.value_count(); ++v) {
+        const ValueId r = live.roots[v];
+        if (r != v && live.is_owner(r) && plan.offset_of(static_cast<ValueId>(v)) != plan.offset_of(r)) {
             ValidateError err;
             err.kind = ValidateError::Kind::view_offset_mismatch;
             err.value = static_cast<ValueId>(v);
@@ -312,7 +335,7 @@ template <activation_graph G, size_oracle Oracle>
             return unexpected(err);
         }
     }
-    return validate_liveness(g, views, *live, options);
+    return validate_liveness(g, views, live, options);
 }
 
 // A first argument that is no graph: the error names the function it lacks.

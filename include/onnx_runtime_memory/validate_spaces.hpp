@@ -94,31 +94,23 @@ template <activation_graph G, size_oracle Oracle>
                                                                   const PlanOptions& options,
                                                                   const GraphSpaceOptions& space_options,
                                                                   std::size_t alignment = 64) {
-    auto live = compute_liveness(g, views, options);
-    if (!live) return unexpected(ValidateError::from(live.error()));
     const auto placed = [&](ValueId v) { return v < plan.offsets.size() && plan.offsets[v] != no_offset; };
-    if (auto ok = detail::check_external(g, *live, options, placed); !ok) return ok;
-    OwnerSizes sizes;
-    size_owners(*live, oracle, sizes);
-    const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, placed);
-    if (!split) return unexpected(split.error());
-    if (*split) live = std::move(**split);
-    std::vector<Buffer> records;
-    owner_buffers(*live, sizes.bytes, records);
-    if (auto ok = pin_owners(*live, options.pinned, records); !ok) return unexpected(ValidateError::from(ok.error()));
-    const std::size_t owners = records.size();
+    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, placed);
+    if (!made) return unexpected(made.error());
+    const Liveness& live = made->live;
+    const std::vector<Buffer>& records = made->records;
+    const std::size_t owners = made->owners;
     const auto& scratch = options.scratch_bytes;
-    scratch_buffers(scratch, records);
     SpaceOptions so;
     so.spaces = space_options.spaces;
     if (so.spaces.empty()) so.spaces.push_back({"arena", unbounded, alignment});
-    detail::space_lists(g, *live, records.size() - owners, space_options, so);
+    detail::space_lists(g, live, records.size() - owners, space_options, so);
     SpacePlan as_records;
     as_records.arenas = plan.arenas;
     const auto at = [](const auto& column, std::size_t i, auto none) { return i < column.size() ? column[i] : none; };
     for (std::size_t i = 0; i < owners; ++i) {
-        as_records.space.push_back(at(plan.space, live->owners[i], no_space));
-        as_records.offsets.push_back(at(plan.offsets, live->owners[i], no_offset));
+        as_records.space.push_back(at(plan.space, live.owners[i], no_space));
+        as_records.offsets.push_back(at(plan.offsets, live.owners[i], no_offset));
     }
     for (std::size_t n = 0; n < scratch.size(); ++n)
         if (scratch[n] > 0) {
@@ -129,7 +121,7 @@ template <activation_graph G, size_oracle Oracle>
         ValidateError err = ok.error();  // record indices back to owners, or to the node of a scratch
         const auto name = [&](ValueId i) -> ValueId {
             if (i == no_value || i >= records.size()) return i;
-            if (i < owners) return live->owners[i];
+            if (i < owners) return live.owners[i];
             err.node = records[i].first;
             return no_value;
         };
@@ -139,9 +131,9 @@ template <activation_graph G, size_oracle Oracle>
         }
         return unexpected(err);
     }
-    for (std::size_t v = 0; v < live->value_count(); ++v) {
-        const ValueId r = live->roots[v];
-        if (r == v || !live->is_owner(r)) continue;
+    for (std::size_t v = 0; v < live.value_count(); ++v) {
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r)) continue;
         if (at(plan.offsets, v, no_offset) != at(plan.offsets, r, no_offset) ||
             at(plan.space, v, no_space) != at(plan.space, r, no_space)) {
             ValidateError err;
@@ -151,7 +143,7 @@ template <activation_graph G, size_oracle Oracle>
             return unexpected(err);
         }
     }
-    return validate_liveness(g, views, *live, options);
+    return validate_liveness(g, views, live, options);
 }
 
 }  // namespace onnx_runtime_memory
