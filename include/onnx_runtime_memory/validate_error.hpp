@@ -52,6 +52,15 @@ struct ValidateError {
         space_not_allowed,     // buffer `value` is in space `size`, which its list does not allow (no_value:
                                // the options' lists are malformed)
         over_capacity,         // space `value`'s arena ends at `size` bytes, past its capacity `capacity`
+        // Spilled plans (validate_spill; `value` a buffer index):
+        bad_residency,         // buffer `value`'s segment `size` breaks the chain: its segments must cover its
+                               // life in order, fast and slow in turn, only a slow one between two fast empty
+                               // (`size` == segments: the table's shape is wrong)
+        used_while_out,        // buffer `value` is used at `node` but is not in the fast space there
+        wrong_transfers,       // transfer `size` is not the one the residencies need there (missing, extra,
+                               // wrong bytes, offsets or order)
+        wrong_spill_totals,    // the plan's totals (fast_bytes, slow_bytes, transfer_bytes, its bound,
+                               // spilled_buffers) say `capacity`, its segments and copies give `size`
     };
 
     Kind kind{};
@@ -129,6 +138,17 @@ struct ValidateError {
             case Kind::over_capacity:
                 return "space " + std::to_string(value) + "'s arena ends at " + std::to_string(size) +
                        " bytes, past its capacity of " + std::to_string(capacity);
+            case Kind::bad_residency:
+                return "buffer " + std::to_string(value) + "'s segment " + std::to_string(size) +
+                       " breaks its residency: segments must cover its life in order, fast and slow in turn";
+            case Kind::used_while_out:
+                return "buffer " + std::to_string(value) + " is used at " + std::to_string(node) +
+                       " while it is out of the fast space";
+            case Kind::wrong_transfers:
+                return "transfer " + std::to_string(size) + " is not the copy the residencies need there";
+            case Kind::wrong_spill_totals:
+                return "a total of the spilled plan says " + std::to_string(capacity) + " but its segments give " +
+                       std::to_string(size);
             case Kind::pin_moved:
                 return "owner " + v(value) + " is pinned at offset " + std::to_string(capacity) + " but placed at " +
                        (size == static_cast<std::size_t>(-1) ? std::string("no offset") : std::to_string(size));

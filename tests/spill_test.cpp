@@ -1,0 +1,232 @@
+// Spilling (spill.hpp): buffers wait in a slow space while unused so that a
+// fast space below the peak suffices; validate_spill checks a plan on its own.
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "support.hpp"
+
+using orm::Buffer;
+using orm::BufferUses;
+using orm::Segment;
+using orm::SpillOptions;
+using orm::SpillStrategy;
+using orm::Transfer;
+using Kind = orm::ValidateError::Kind;
+
+namespace {
+
+SpillOptions device(std::size_t capacity, std::size_t alignment = 64) {
+    SpillOptions o;
+    o.fast = {"device", capacity, alignment};
+    o.slow = {"host", orm::unbounded, alignment};
+    return o;
+}
+
+// a [0,4] used at 0 and 4; b [1,2] and c [2,3] used throughout; 64 bytes each.
+const std::vector<Buffer> three{{64, 0, 4}, {64, 1, 2}, {64, 2, 3}};
+const BufferUses three_uses{{0, 2, 4, 6}, {0, 4, 1, 2, 2, 3}};
+
+orm::SpillPlan spill_ok(const std::vector<Buffer>& b, const BufferUses& u, const SpillOptions& o) {
+    auto plan = orm::plan_spill(b, u, o);
+    INFO((plan ? std::string("planned") : plan.error().message()));
+    REQUIRE(plan.has_value());
+    auto ok = orm::validate_spill(b, u, o, *plan);
+    INFO((ok ? std::string("valid") : ok.error().message()));
+    REQUIRE(ok.has_value());
+    return *plan;
+}
+
+struct Instance {
+    std::vector<Buffer> buffers;
+    BufferUses uses;
+};
+
+Instance random_instance(std::mt19937_64& rng, std::size_t n, std::uint32_t times) {
+    Instance x;
+    x.uses.begin.push_back(0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto f = static_cast<std::uint32_t>(rng() % times);
+        const auto l = f + static_cast<std::uint32_t>(rng() % (times - f));
+        x.buffers.push_back({(rng() % 10 + 1) * 64 - (rng() % 3 == 0 ? 5 : 0), f, l});
+        if (rng() % 4 != 0) x.uses.at.push_back(f);  // else it arrives before its first use
+        for (auto t = f + 1; t <= l; ++t)
+            if (rng() % 4 == 0) x.uses.at.push_back(t);
+        if (x.uses.at.size() == x.uses.begin.back()) x.uses.at.push_back(l);
+        x.uses.begin.push_back(x.uses.at.size());
+    }
+    return x;
+}
+
+std::size_t floor_of(const Instance& x, std::size_t alignment = 64) {
+    auto below = orm::plan_spill(x.buffers, x.uses, device(0, alignment));
+    if (below) return 0;
+    std::size_t most = 0;
+    for (const auto& o : below.error().over) most = std::max(most, o.bytes);
+    return most;
+}
+
+}  // namespace
+
+TEST_CASE("spill: one buffer waits in the host while two others use the device, at the lower bound") {
+    const auto plan = spill_ok(three, three_uses, device(128));
+    const std::vector<Segment> a{{0, 0, 0, plan.segments[0].offset}, {1, 1, 3, 0}, {0, 4, 4, plan.segments[2].offset}};
+    CHECK(std::vector<Segment>(plan.segments.begin(), plan.segments.begin() + 3) == a);
+    CHECK(plan.segment_begin == std::vector<std::size_t>{0, 3, 4, 5});
+    REQUIRE(plan.transfers.size() == 2);
+    CHECK(plan.transfers[0] == Transfer{0, Transfer::Direction::out, 0, 64, plan.segments[0].offset, 0});
+    CHECK(plan.transfers[1] == Transfer{0, Transfer::Direction::in, 4, 64, 0, plan.segments[2].offset});
+    CHECK(plan.transfer_bytes == 128);
+    CHECK(plan.transfer_lower_bound_bytes == 128);
+    CHECK(plan.fast_bytes == 128);
+    CHECK(plan.slow_bytes == 64);
+    CHECK(plan.spilled_buffers == 1);
+    CHECK(plan.strategy == SpillStrategy::planned);
+}
+
+TEST_CASE("spill: an input may arrive in the host and an output leave from it, one copy each") {
+    // x arrives at 0 and is first used at 3; y is made at 1 and only kept to the end (4); z fills the device at 2.
+    const std::vector<Buffer> b{{64, 0, 3}, {64, 1, 4}, {128, 2, 2}};
+    const BufferUses u{{0, 1, 2, 3}, {3, 1, 2}};
+    const auto plan = spill_ok(b, u, device(128));
+    CHECK(plan.transfer_bytes == 128);  // x in before 3, y out after 1
+    CHECK(plan.transfer_lower_bound_bytes == 128);
+    REQUIRE(plan.transfers.size() == 2);
+    CHECK(plan.transfers[0].buffer == 1);
+    CHECK(plan.transfers[0].direction == Transfer::Direction::out);
+    CHECK(plan.transfers[0].position == 1);
+    CHECK(plan.transfers[1].buffer == 0);
+    CHECK(plan.transfers[1].direction == Transfer::Direction::in);
+    CHECK(plan.transfers[1].position == 3);
+    CHECK(plan.segments[0] == Segment{1, 0, 2, plan.segments[0].offset});
+}
+
+TEST_CASE("spill: below the floor, the error lists every position that needs more, with its bytes") {
+    const auto plan = orm::plan_spill(three, three_uses, device(100));
+    REQUIRE_FALSE(plan.has_value());
+    CHECK(plan.error().kind == orm::SpillError::Kind::below_floor);
+    CHECK(plan.error().over == std::vector<orm::OverCapacity>{{2, 128}});
+    CHECK(plan.error().message() == "1 position(s) use more than the fast capacity of 100 bytes: 2 (128, 28 over)");
+}
+
+TEST_CASE("spill: bad records and uses are named") {
+    using SK = orm::SpillError::Kind;
+    auto bad = orm::plan_spill(three, BufferUses{{0, 2, 4, 6}, {0, 4, 2, 1, 2, 3}}, device(128));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == SK::bad_uses);
+    CHECK(bad.error().buffer == 1);
+    CHECK(bad.error().position == 1);
+    bad = orm::plan_spill(three, BufferUses{{0, 2, 4, 6}, {0, 5, 1, 2, 2, 3}}, device(128));  // 5 past a's life
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().buffer == 0);
+    bad = orm::plan_spill(three, BufferUses{{0, 2}, {0, 4}}, device(128));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == SK::bad_uses);
+    auto pinned = three;
+    pinned[2].pinned = 0;
+    bad = orm::plan_spill(pinned, three_uses, device(128));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == SK::pinned);
+    CHECK(bad.error().buffer == 2);
+    const std::vector<Buffer> huge{{orm::unbounded / 2, 0, 1}, {orm::unbounded / 2, 0, 1}};
+    bad = orm::plan_spill(huge, {}, device(orm::unbounded));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().kind == SK::bad_records);
+    CHECK(bad.error().plan.kind == orm::PlanError::Kind::size_overflow);
+}
+
+TEST_CASE("spill: an unbounded device moves nothing and is plan_offsets' plan") {
+    std::mt19937_64 rng(5);
+    for (int round = 0; round < 30; ++round) {
+        const auto x = random_instance(rng, 1 + rng() % 60, 2 + static_cast<std::uint32_t>(rng() % 50));
+        const auto plan = spill_ok(x.buffers, x.uses, device(orm::unbounded));
+        CHECK(plan.transfers.empty());
+        CHECK(plan.transfer_lower_bound_bytes == 0);
+        orm::ArenaOptions o;
+        o.alignment = 64;
+        const auto alone = orm::plan_offsets(x.buffers, o);
+        REQUIRE(alone.has_value());
+        std::vector<std::size_t> offsets;
+        for (const auto& s : plan.segments) offsets.push_back(s.offset);
+        CHECK(offsets == alone->offsets);
+        CHECK(plan.fast_bytes == alone->arena_bytes);
+    }
+}
+
+TEST_CASE("spill: random instances from the floor up validate; best never moves more than the caching allocator") {
+    std::mt19937_64 rng(2026);
+    std::size_t planned_total = 0, caching_total = 0;
+    for (int round = 0; round < 300; ++round) {
+        const auto x = random_instance(rng, 2 + rng() % 40, 2 + static_cast<std::uint32_t>(rng() % 60));
+        const std::size_t floor = floor_of(x), top = spill_ok(x.buffers, x.uses, device(orm::unbounded)).fast_bytes;
+        const std::size_t capacity = floor + (std::max(top, floor) - floor) * (rng() % 5) / 4;
+        INFO("round " << round << " capacity " << capacity);
+        auto o = device(capacity);
+        const auto best = spill_ok(x.buffers, x.uses, o);
+        o.strategy = SpillStrategy::caching;
+        const auto caching = spill_ok(x.buffers, x.uses, o);
+        o.strategy = SpillStrategy::planned;
+        const auto planned = spill_ok(x.buffers, x.uses, o);
+        CHECK(best.transfer_bytes <= caching.transfer_bytes);
+        CHECK(best.transfer_bytes == std::min(planned.transfer_bytes, caching.transfer_bytes));
+        CHECK(best.transfer_bytes >= best.transfer_lower_bound_bytes);
+        planned_total += planned.transfer_bytes;
+        caching_total += caching.transfer_bytes;
+        o.strategy = SpillStrategy::best;
+        const auto again = orm::plan_spill(x.buffers, x.uses, o);
+        CHECK(again->segments == best.segments);
+        CHECK(again->transfers == best.transfers);
+    }
+    CHECK(planned_total < caching_total);
+}
+
+TEST_CASE("spill: validate_spill rejects a use while out, an overlap, a copy in before its copy out") {
+    const auto o = device(128);
+    const auto plan = spill_ok(three, three_uses, o);
+    {
+        auto bad = plan;  // a stays out through its use at 4
+        bad.segments[1].last = 4;
+        bad.segments.erase(bad.segments.begin() + 2);
+        for (auto& s : bad.segment_begin) s -= s >= 3 ? 1 : 0;
+        const auto r = orm::validate_spill(three, three_uses, o, bad);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::used_while_out);
+        CHECK(r.error().value == 0);
+        CHECK(r.error().node == 4);
+    }
+    {
+        auto bad = plan;  // b and c share a position and now their bytes
+        bad.segments[3].offset = bad.segments[4].offset;
+        const auto r = orm::validate_spill(three, three_uses, o, bad);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::offset_overlap);
+    }
+    {
+        auto bad = plan;  // the copy in listed before its copy out
+        std::swap(bad.transfers[0], bad.transfers[1]);
+        const auto r = orm::validate_spill(three, three_uses, o, bad);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == Kind::wrong_transfers);
+        CHECK(r.error().size == 0);
+    }
+    {
+        auto bad = plan;  // a copy in moved before the node that copies out
+        bad.transfers[1].position = 0;
+        CHECK(orm::validate_spill(three, three_uses, o, bad).error().kind == Kind::wrong_transfers);
+    }
+    {
+        auto bad = plan;  // a gap in a's residency
+        bad.segments[1].first = 2;
+        CHECK(orm::validate_spill(three, three_uses, o, bad).error().kind == Kind::bad_residency);
+    }
+    {
+        auto bad = plan;  // claims fewer bytes moved
+        bad.transfer_bytes = 64;
+        CHECK(orm::validate_spill(three, three_uses, o, bad).error().kind == Kind::wrong_spill_totals);
+    }
+    {
+        auto bad = plan;  // a smaller device than the plan needs
+        CHECK(orm::validate_spill(three, three_uses, device(120), bad).error().kind == Kind::over_capacity);
+    }
+}
