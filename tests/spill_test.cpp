@@ -5,6 +5,8 @@
 #include <random>
 #include <vector>
 
+#include "ir/graph_text.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 using orm::Buffer;
@@ -230,3 +232,94 @@ TEST_CASE("spill: validate_spill rejects a use while out, an overlap, a copy in 
         CHECK(orm::validate_spill(three, three_uses, device(120), bad).error().kind == Kind::over_capacity);
     }
 }
+
+namespace {
+
+// x -> D -> d (300 B, read again at the end); x -> A -> a (200) -> Reshape -> b (a view) -> C -> c (200) ->
+// Y(c, d) -> y (100). Positions D 0, A 1, Reshape 2, C 3, Y 4.
+ir::Graph chain_with_long_lived() {
+    ir::Builder b("long_lived");
+    b.tensor("x", test::f32, {25}).tensor("d", test::f32, {75}).tensor("a", test::f32, {50});
+    b.tensor("b", test::f32, {50}).tensor("c", test::f32, {50}).tensor("y", test::f32, {25});
+    b.input("x").node("D", {"x"}, {"d"}).node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"b"});
+    b.node("C", {"b"}, {"c"}).node("Y", {"c", "d"}, {"y"}).output("y");
+    return b.build();
+}
+
+}  // namespace
+
+TEST_CASE("spill on a graph: d waits in the host while C runs, its view and scratch with it") {
+    const auto g = chain_with_long_lived();
+    const auto views = ir::views_from_ops(g);
+    const auto oracle = orm::static_size_oracle(g);
+    const auto id = [&](const char* n) { return test::id(g, n); };
+    orm::PlanOptions options;
+    options.scratch_bytes = {0, 0, 0, 96, 0};  // C's workspace (128 aligned)
+    // Floors: 320, 256, 256, 640 (a, c, scratch), 704 (d, c, y); 960 bytes live at C.
+    const auto floors = orm::node_floors(g, views, oracle, options);
+    REQUIRE(floors.has_value());
+    CHECK(*floors == std::vector<std::size_t>{320, 256, 256, 640, 704});
+
+    const auto spilled = orm::plan_arena_spill(g, views, oracle, options, device(704));
+    REQUIRE(spilled.has_value());
+    const auto& p = spilled->plan();
+    CHECK(orm::validate_arena_spill(g, views, p, oracle, options, device(704)).has_value());
+    const std::uint32_t d = p.record[id("d")];
+    CHECK(p.record[id("b")] == p.record[id("a")]);
+    CHECK(p.record[id("x")] == orm::no_record);
+    CHECK(p.scratch_record == std::vector<std::uint32_t>{orm::no_record, orm::no_record, orm::no_record, 4,
+                                                         orm::no_record});
+    REQUIRE(p.spill.segment_begin[d + 1] - p.spill.segment_begin[d] == 3);
+    const auto* s = &p.spill.segments[p.spill.segment_begin[d]];
+    CHECK((s[0].space == 0 && s[0].first == 0 && s[0].last == 0));
+    CHECK((s[1].space == 1 && s[1].first == 1 && s[1].last == 3));
+    CHECK((s[2].space == 0 && s[2].first == 4 && s[2].last == 4));
+    CHECK(p.spill.transfer_bytes == 600);
+    CHECK(p.spill.transfer_lower_bound_bytes == 2 * (300 + 200 + 200 + 96 - 704));
+    CHECK(p.spill.spilled_buffers == 1);
+    CHECK(p.spill.fast_bytes <= 704);
+
+    auto wrong = p;  // the view's record moved off its root's
+    wrong.record[id("b")] = p.record[id("c")];
+    const auto r = orm::validate_arena_spill(g, views, wrong, oracle, options, device(704));
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == Kind::missing_offset);
+    CHECK(r.error().value == id("b"));
+
+    // Below Y's floor: the fit report names node 4 and its bytes.
+    const auto below = orm::plan_arena_spill(g, views, oracle, options, device(640));
+    REQUIRE_FALSE(below.has_value());
+    CHECK(below.error().over == std::vector<orm::OverCapacity>{{4, 704}});
+}
+
+#if ORM_HAVE_DATA
+TEST_CASE("spill on the corpus: from the bound down to the floor every plan validates, never above the caching allocator") {
+    for (const char* name : {"resnet50", "unet_diffusion_like", "gpt2_xl_decoder", "densenet121"}) {
+        INFO(name);
+        auto g = ir::read_graph_file(std::string(ORM_DATA_DIR) + "/corpus/" + name + ".graph");
+        REQUIRE(g.has_value());
+        const auto views = ir::views_from_ops(*g);
+        const auto oracle = orm::static_size_oracle(*g);
+        const auto floors = orm::node_floors(*g, views, oracle);
+        REQUIRE(floors.has_value());
+        const std::size_t floor = *std::max_element(floors->begin(), floors->end());
+        const auto today = orm::plan_arena(*g, views, oracle);
+        REQUIRE(today.has_value());
+        const std::size_t bound = today->plan().proven_bound_bytes;
+        for (int quarter = 0; quarter <= 4; ++quarter) {
+            const std::size_t capacity = floor + (bound - std::min(bound, floor)) * static_cast<std::size_t>(quarter) / 4;
+            INFO("capacity " << capacity);
+            auto o = device(capacity);
+            const auto best = orm::plan_arena_spill(*g, views, oracle, {}, o);
+            REQUIRE(best.has_value());
+            CHECK(orm::validate_arena_spill(*g, views, best->plan(), oracle, {}, o).has_value());
+            o.strategy = SpillStrategy::caching;
+            const auto caching = orm::plan_arena_spill(*g, views, oracle, {}, o);
+            REQUIRE(caching.has_value());
+            CHECK(orm::validate_arena_spill(*g, views, caching->plan(), oracle, {}, o).has_value());
+            CHECK(best->plan().spill.transfer_bytes <= caching->plan().spill.transfer_bytes);
+            if (quarter == 4) CHECK(best->plan().spill.transfer_bytes == 0);
+        }
+    }
+}
+#endif

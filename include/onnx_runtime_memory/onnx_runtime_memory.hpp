@@ -5,6 +5,7 @@
 
 #include "arena.hpp"
 #include "arena_spaces.hpp"
+#include "arena_spill.hpp"
 #include "bounds.hpp"
 #include "errors.hpp"
 #include "expected.hpp"

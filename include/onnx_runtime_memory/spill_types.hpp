@@ -85,7 +85,8 @@ struct SpillError {
         bad_records,  // the records are malformed or their bytes overflow: see `plan`
         bad_uses,     // buffer `buffer`'s uses are not ascending within its life (at `position`), or the
                       // table does not have one list per buffer (`buffer`: the buffers there are)
-        pinned,       // buffer `buffer` is pinned: spilled plans place every buffer themselves
+        pinned,       // buffer `buffer` (a graph's: the owner's value id) is pinned: spilled plans place
+                      // every buffer themselves
         below_floor,  // the fast capacity is below what some positions use: `over` lists them all
     };
     Kind kind{};

@@ -1,4 +1,4 @@
-// validate_spill: a spilled plan (spill.hpp) checked on its own, believing
+// validate_spill: a spilled plan (spill.hpp, arena_spill.hpp) checked on its own, believing
 // nothing it says about itself but its segments: each buffer's residency
 // covers its life, every use is in the fast space, neither space has two
 // segments overlapping in bytes while both hold them, the fast one stays
@@ -13,7 +13,10 @@
 #include <tuple>
 #include <vector>
 
+#include "arena_spill.hpp"
 #include "detail/spill_problem.hpp"
+#include "liveness.hpp"
+#include "sizes.hpp"
 #include "spill_types.hpp"
 #include "validate_error.hpp"
 #include "validate_offsets.hpp"
@@ -138,6 +141,61 @@ namespace onnx_runtime_memory {
     if (plan.transfer_lower_bound_bytes != bound || moved < bound)
         return fail(Kind::wrong_spill_totals, 0, bound, plan.transfer_lower_bound_bytes);
     return {};
+}
+
+// Checks a graph's spilled plan: the records, uses and sizes computed
+// again from the graph and options, each value in its root owner's record,
+// each scratch in its node's, then validate_spill on them (a buffer in an
+// error named as its owner, or as a node's scratch by `node`).
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<void, ValidateError> validate_arena_spill(const G& g, const ViewMap& views,
+                                                                 const SpilledArenaPlan& plan, Oracle&& oracle,
+                                                                 const PlanOptions& plan_options,
+                                                                 const SpillOptions& options = {}) {
+    using Kind = ValidateError::Kind;
+    auto live = compute_liveness(g, views, plan_options);
+    if (!live) return unexpected(ValidateError::from(live.error()));
+    const auto& scratch = plan_options.scratch_bytes;
+    auto request = detail::size_for_plan(*live, oracle, plan_options.unknown_sizes, scratch);
+    if (!request) return unexpected(ValidateError::from(request.error()));
+    ValidateError err;
+    if (request->deferred || plan.dynamic_values != request->sizes.unknown) {
+        err.kind = Kind::wrong_dynamic_values;
+        return unexpected(err);
+    }
+    const Liveness& planned = request->planned(*live);
+    std::vector<Buffer> records;
+    BufferUses uses;
+    std::vector<std::uint32_t> record, scratch_record;
+    detail::spill_records(g, planned, request->sizes, scratch, records, uses, record, scratch_record);
+    for (std::size_t v = 0; v < record.size(); ++v)
+        if (v >= plan.record.size() || plan.record[v] != record[v]) {
+            err.kind = Kind::missing_offset;
+            err.value = static_cast<ValueId>(v);
+            return unexpected(err);
+        }
+    for (std::size_t n = 0; n < scratch_record.size(); ++n)
+        if (n >= plan.scratch_record.size() || plan.scratch_record[n] != scratch_record[n]) {
+            err.kind = Kind::scratch_conflict;
+            err.node = static_cast<NodeIndex>(n);
+            return unexpected(err);
+        }
+    auto ok = validate_spill(records, uses, options, plan.spill);
+    if (ok) return ok;
+    err = ok.error();
+    const auto name = [&](ValueId& x) {
+        if (x == no_value || x >= records.size()) return;
+        if (x < planned.owners.size()) x = planned.owners[x];
+        else {
+            err.node = records[x].first;
+            x = no_value;
+        }
+    };
+    if (err.kind != Kind::over_capacity && err.kind != Kind::wrong_transfers && err.kind != Kind::wrong_spill_totals) {
+        name(err.value);
+        name(err.other);
+    }
+    return unexpected(err);
 }
 
 }  // namespace onnx_runtime_memory
