@@ -186,6 +186,35 @@ inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) {
     return s;
 }
 
+// A plain U-Net: each layer of the way down keeps a skip that the mirror
+// layer on the way up reads; sizes from 4 KiB to 128 KiB. The skips are
+// live together at the bottom, but no node reads more than two values: the
+// shape spilling is for (its floor is far below its bound).
+inline Synthetic unet(std::size_t nodes, std::uint64_t seed) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::uint32_t x = s.value(0);
+    s.graph.inputs.push_back(x);
+    std::vector<std::uint32_t> skips;
+    const std::size_t layers = nodes / 4;  // 2 nodes per layer down, 2 up
+    for (std::size_t l = 0; l < layers; ++l) {
+        const std::size_t bytes = std::size_t{4096} << (rnd() % 6);
+        const auto skip = s.value(bytes), y = s.value(bytes);
+        s.node({x}, {skip});
+        s.node({skip}, {y});
+        skips.push_back(skip);
+        x = y;
+    }
+    for (std::size_t l = layers; l-- > 0;) {
+        const auto u = s.value(s.sizes[skips[l]]), y = s.value(s.sizes[skips[l]]);
+        s.node({x}, {u});
+        s.node({u, skips[l]}, {y});
+        x = y;
+    }
+    s.graph.outputs.push_back(x);
+    return s;
+}
+
 // RandWire (Xie et al. 2019): stages of Watts-Strogatz graphs (each node
 // joined to its k nearest on a ring, each edge rewired with probability p),
 // oriented from lower to higher index; a node sums its inputs and convolves

@@ -7,19 +7,21 @@
 // offsets), the copies in the order to run them, and a lower bound on the
 // bytes any plan moves.
 //
-// How (SpillStrategy): `planned` chooses what goes out by load (spill_greedy:
-// farthest next use first, then what can come back does), packs the fast
-// runs as one arena (plan_offsets, every strategy), and where fragmentation
-// ends the arena past the capacity chooses again at a lower target, up to
+// How (SpillStrategy): `planned` chooses what goes out by load (spill_greedy,
+// two rules, then what can come back does) and packs the fast runs as one
+// arena (plan_offsets, every strategy); where fragmentation ends the arena
+// past the capacity, it lays the same choice out in time order as a caching
+// allocator would, and chooses again at a lower target, up to
 // SpillOptions::rounds times. `caching` is what an executor does without a
-// plan (caching_allocator.hpp); it always fits. `best` makes both and keeps
-// the one that moves fewer bytes: never more than the caching allocator.
+// plan (caching_allocator.hpp); it always fits. `best` makes all and keeps
+// the one that moves the fewest bytes: never more than the caching allocator.
 // The slow segments are packed as one arena too. Feasible exactly where the
 // capacity is at least every position's floor; below, the error lists the
 // positions that pass it (the fit report).
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -39,33 +41,79 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
-// The planned strategy's runs, packed within the capacity, or false.
-[[nodiscard]] inline bool planned_runs(const SpillProblem& p, const SpillOptions& o, FastRuns& runs) {
+// The runs that move the fewest bytes of: the caching allocator alone;
+// for each rule of spill_greedy, the gaps it takes out packed by
+// plan_offsets (again at a lower target where fragmentation ends the arena
+// past the capacity, up to `rounds` times) or, where that packing does not
+// fit, laid out by the caching allocator (which always fits). A rule whose
+// gaps alone move more than the best so far is not packed; among equals a
+// planned layout wins. Returns the strategy that made them.
+[[nodiscard]] inline SpillStrategy cheapest_runs(const SpillProblem& p, const SpillOptions& o, FastRuns& best) {
     const std::size_t capacity = o.fast.capacity;
     const std::size_t align = alignment_or_one(o.fast.alignment);
-    std::size_t target = capacity, floor = 0;
+    std::size_t floor = 0;
     for (const std::size_t f : p.floor) floor = std::max(floor, f);
-    std::vector<std::uint8_t> out;
+    std::size_t best_moved = unbounded;
+    SpillStrategy made = SpillStrategy::caching;
+    FastRuns runs;
+    const auto consider = [&](SpillStrategy by) {
+        const std::size_t moved = moved_bytes(p, runs);
+        if (moved > best_moved || (moved == best_moved && by == SpillStrategy::caching)) return;
+        best_moved = moved;
+        made = by;
+        std::swap(best, runs);
+    };
+    if (o.strategy != SpillStrategy::planned && capacity != unbounded) {
+        simulate_caching(p, capacity, {}, runs);
+        consider(SpillStrategy::caching);
+    }
+    if (o.strategy == SpillStrategy::caching) return made;
+
+    // Each rule's first choice, the cheaper first.
+    std::vector<std::uint8_t> out[2];
+    std::size_t moved[2] = {unbounded, unbounded};
+    const SpillRule rules[2] = {SpillRule::farthest, SpillRule::fitting};
+    for (int k = 0; k < 2; ++k)
+        if (spill_by_load(p, capacity, rules[k], out[k])) {
+            runs_around_gaps(p, out[k], runs);
+            moved[k] = moved_bytes(p, runs);
+        }
     std::vector<Buffer> records;
     ArenaOptions packing = o.packing;
     packing.alignment = align;
-    for (std::uint32_t round = 0; round < std::max<std::uint32_t>(o.rounds, 1); ++round) {
-        if (!spill_by_load(p, target, out)) return false;
-        runs_around_gaps(p, out, runs);
-        records.clear();  // in the caller's times: unspilled, the plan is plan_offsets' own
-        for (std::uint32_t b = 0; b < p.buffers(); ++b)
-            for (std::size_t k = runs.begin[b]; k < runs.begin[b + 1]; ++k)
-                records.push_back({p.size[b], p.time[runs.runs[k].first], p.time[runs.runs[k].last], no_offset});
-        auto packed = plan_offsets(records, packing);
-        if (!packed) return false;
-        for (std::size_t k = 0; k < records.size(); ++k) runs.runs[k].offset = packed->offsets[k];
-        if (packed->arena_bytes <= capacity) return true;
-        // Fragmentation: aim lower by what it cost.
-        const std::size_t over = saturating_align_up(packed->arena_bytes - capacity, align);
-        if (target < floor || target - floor < over) return false;
-        target -= over;
+    for (const int k : moved[1] < moved[0] ? std::array<int, 2>{1, 0} : std::array<int, 2>{0, 1}) {
+        std::size_t target = capacity;
+        for (std::uint32_t round = 0; round < std::max<std::uint32_t>(o.rounds, 1); ++round) {
+            if (round > 0 && !spill_by_load(p, target, rules[k], out[k])) break;
+            runs_around_gaps(p, out[k], runs);
+            if (moved_bytes(p, runs) > best_moved) break;
+            records.clear();  // in the caller's times: unspilled, the plan is plan_offsets' own
+            for (std::uint32_t b = 0; b < p.buffers(); ++b)
+                for (std::size_t i = runs.begin[b]; i < runs.begin[b + 1]; ++i)
+                    records.push_back({p.size[b], p.time[runs.runs[i].first], p.time[runs.runs[i].last], no_offset});
+            auto packed = plan_offsets(records, packing);
+            if (!packed) break;
+            if (packed->arena_bytes <= capacity) {
+                for (std::size_t i = 0; i < records.size(); ++i) runs.runs[i].offset = packed->offsets[i];
+                consider(SpillStrategy::planned);
+                break;
+            }
+            if (round == 0) {  // the same gaps out, laid out in time order
+                simulate_caching(p, capacity, out[k], runs);
+                consider(SpillStrategy::planned);
+            }
+            // Fragmentation: aim lower by what it cost.
+            const std::size_t over = saturating_align_up(packed->arena_bytes - capacity, align);
+            if (target < floor || target - floor < over) break;
+            target -= over;
+        }
+        if (best_moved == 0) break;
     }
-    return false;
+    if (best_moved == unbounded) {  // SpillStrategy::planned, and neither rule fits: the caching allocator's
+        simulate_caching(p, capacity, {}, runs);
+        consider(SpillStrategy::caching);
+    }
+    return made;
 }
 
 // The plan of these runs: slow segments around them, packed; the copies.
@@ -101,8 +149,10 @@ namespace detail {
         plan.segment_begin[b + 1] = plan.segments.size();
         plan.spilled_buffers += plan.segment_begin[b + 1] - plan.segment_begin[b] > 1;
     }
+    // The slow space is unbounded: the sweep packs it, at a fraction of the portfolio's time.
     ArenaOptions packing = o.packing;
     packing.alignment = alignment_or_one(o.slow.alignment);
+    packing.work_per_owner = 0;
     auto packed = plan_offsets(slow, packing);
     if (!packed) {
         SpillError err;
@@ -156,20 +206,11 @@ namespace detail {
         err.over = std::move(over);
         return unexpected(err);
     }
-    detail::FastRuns planned, caching;
-    const bool have_planned = options.strategy != SpillStrategy::caching && detail::planned_runs(p, options, planned);
-    const std::size_t planned_bytes = have_planned ? detail::moved_bytes(p, planned) : unbounded;
-    const bool try_caching = options.strategy == SpillStrategy::caching ||
-                             (options.strategy == SpillStrategy::best && planned_bytes > 0) || !have_planned;
-    std::size_t caching_bytes = unbounded;
-    if (try_caching) {
-        detail::simulate_caching(p, capacity, caching);
-        caching_bytes = detail::moved_bytes(p, caching);
-    }
-    const bool use_planned = have_planned && planned_bytes <= caching_bytes;
-    auto plan = detail::finish_spill(p, use_planned ? planned : caching, options);
+    detail::FastRuns runs;
+    const SpillStrategy made = detail::cheapest_runs(p, options, runs);
+    auto plan = detail::finish_spill(p, runs, options);
     if (!plan) return plan;
-    plan->strategy = use_planned ? SpillStrategy::planned : SpillStrategy::caching;
+    plan->strategy = made;
     plan->transfer_lower_bound_bytes = detail::spill_lower_bound(p, capacity);
     return plan;
 }

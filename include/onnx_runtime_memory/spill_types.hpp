@@ -24,8 +24,8 @@ struct BufferUses {
 };
 
 enum class SpillStrategy : std::uint8_t {
-    best,     // the lower of the two below (planned where they tie)
-    planned,  // spills chosen by load, farthest next use first, then packed (plan_offsets)
+    best,     // the lowest of the two below (planned where they tie)
+    planned,  // spills chosen by load, then packed (plan_offsets) or laid out in time order
     caching,  // a caching allocator: first fit, evicting the farthest next use (the baseline)
 };
 
@@ -34,7 +34,7 @@ struct SpillOptions {
     MemorySpace slow{"host", unbounded, 64};    // where a buffer waits; its capacity is not enforced
     ArenaOptions packing{};                     // how each space is packed (its alignment: the space's)
     SpillStrategy strategy = SpillStrategy::best;
-    std::uint32_t rounds = 6;  // packings of the planned spills, each at a lower load target, before giving up on them
+    std::uint32_t rounds = 2;  // packings of each rule's spills, each at a lower load target, before giving up on them
 };
 
 // Where a buffer is over [first, last] (the caller's positions). Space 0 is

@@ -7,8 +7,11 @@
 // a buffer used later than it, else waits in the slow space. Where the
 // operands' fixed offsets leave no hole big enough once nothing else is
 // resident, it moves them: out and back in, one after another from offset
-// 0 (they fit: the capacity is at least the floor). O(R + uses) steps, each
-// first fit O(resident).
+// 0 (they fit: the capacity is at least the floor). Given the gaps a plan
+// takes out (spill_greedy), it follows them too: a buffer leaves at the start
+// of each such gap and does not arrive before a leading one: the plan's
+// offsets, where fragmentation would not let a packing of them fit. O(R +
+// uses) steps, each first fit O(log holes) (hole_index.hpp).
 #pragma once
 
 #include <algorithm>
@@ -17,14 +20,16 @@
 #include <queue>
 #include <vector>
 
+#include "hole_index.hpp"
 #include "sort.hpp"
 #include "spill_problem.hpp"
 
 namespace onnx_runtime_memory::detail {
 
-// The caching allocator's runs, offsets included. Needs every floor within
-// the capacity.
-inline void simulate_caching(const SpillProblem& p, std::size_t capacity, FastRuns& result) {
+// The caching allocator's runs, offsets included, following the gaps marked
+// in `out` (by gap; empty: none). Needs every floor within the capacity.
+inline void simulate_caching(const SpillProblem& p, std::size_t capacity, const std::vector<std::uint8_t>& out,
+                             FastRuns& result) {
     const std::size_t n = p.buffers(), R = p.ranks();
     constexpr std::size_t none = static_cast<std::size_t>(-1);
     // By rank: the buffers used there, and those whose life begins or ends there.
@@ -49,37 +54,38 @@ inline void simulate_caching(const SpillProblem& p, std::size_t capacity, FastRu
     by_rank([&](std::size_t k) { return RankOf{p.uses[k], owner_of_use[k]}; }, p.uses.size(), used_begin, used);
     by_rank([&](std::size_t b) { return RankOf{p.first[b], static_cast<std::uint32_t>(b)}; }, n, born_begin, born);
     by_rank([&](std::size_t b) { return RankOf{p.last[b], static_cast<std::uint32_t>(b)}; }, n, dies_begin, dies);
+    std::vector<std::size_t> gap_begin;  // the gaps taken out, by their first rank
+    std::vector<std::uint32_t> gap_at;
+    std::vector<std::uint8_t> arrives_out(n, 0);
+    std::vector<std::uint32_t> taken;
+    for (std::uint32_t g = 0; g < out.size(); ++g)
+        if (out[g]) {
+            taken.push_back(g);
+            if (p.gaps[g].ends == SpillGap::Ends::in_only) arrives_out[p.gaps[g].buffer] = 1;
+        }
+    by_rank([&](std::size_t k) { return RankOf{p.gaps[taken[k]].first, p.gaps[taken[k]].buffer}; }, taken.size(),
+            gap_begin, gap_at);
 
-    struct Block {
-        std::size_t offset, end;
-        std::uint32_t buffer;
-    };
-    std::vector<Block> blocks;  // by offset
+    HoleIndex holes;
+    holes.reset(capacity);
     std::vector<std::size_t> offset(n, none), start(n, 0), next_use(n, 0), stamp(n, 0);
     for (std::uint32_t b = 0; b < n; ++b) next_use[b] = p.use_begin[b];
     std::vector<std::pair<std::uint32_t, FastRun>> runs;  // (buffer, run), in time order
 
-    const auto hole = [&](std::size_t bytes) {
-        std::size_t at = 0;
-        for (const Block& k : blocks) {
-            if (k.offset - at >= bytes) return at;
-            at = std::max(at, k.end);
-        }
-        return capacity - at >= bytes ? at : none;
-    };
+    // Where buffer b fits (an empty one: at 0), or none.
+    const auto hole = [&](std::uint32_t b) { return p.aligned[b] == 0 ? 0 : holes.first_fit(p.aligned[b]); };
     const auto place = [&](std::uint32_t b, std::size_t at, std::uint32_t r) {
-        const Block k{at, at + p.aligned[b], b};
-        blocks.insert(std::upper_bound(blocks.begin(), blocks.end(), k,
-                                       [](const Block& x, const Block& y) { return x.offset < y.offset; }),
-                      k);
+        if (p.aligned[b] > 0) holes.take(at, p.aligned[b]);
         offset[b] = at;
         start[b] = r;
     };
+    const auto unplace = [&](std::uint32_t b) {
+        if (p.aligned[b] > 0) holes.give(offset[b], p.aligned[b]);
+        offset[b] = none;
+    };
     const auto leave = [&](std::uint32_t b, std::uint32_t last) {  // its run ends at `last`
         runs.push_back({b, FastRun{static_cast<std::uint32_t>(start[b]), last, offset[b]}});
-        const auto it = std::find_if(blocks.begin(), blocks.end(), [&](const Block& k) { return k.buffer == b; });
-        blocks.erase(it);
-        offset[b] = none;
+        unplace(b);
     };
     // The resident buffers not used now, farthest next use (none: R) first, larger first, by index.
     struct Entry {
@@ -123,6 +129,8 @@ inline void simulate_caching(const SpillProblem& p, std::size_t capacity, FastRu
             for (std::size_t k = dies_begin[r - 1]; k < dies_begin[r]; ++k)
                 if (offset[dies[k]] != none) leave(dies[k], r - 1);
         if (r == R) break;
+        for (std::size_t k = gap_begin[r]; k < gap_begin[r + 1]; ++k)
+            if (offset[gap_at[k]] != none) leave(gap_at[k], r - 1);  // the plan takes it out here
         operands.assign(used.begin() + static_cast<std::ptrdiff_t>(used_begin[r]),
                         used.begin() + static_cast<std::ptrdiff_t>(used_begin[r + 1]));
         need.clear();
@@ -131,9 +139,8 @@ inline void simulate_caching(const SpillProblem& p, std::size_t capacity, FastRu
         sort_by(need, [&](std::uint32_t b) { return descending(p.aligned[b]); });
         bool moved = false;
         for (const std::uint32_t b : need) {
-            std::size_t at = hole(p.aligned[b]);
-            while (at == none && evict(r, r))
-                at = hole(p.aligned[b]);
+            std::size_t at = hole(b);
+            while (at == none && evict(r, r)) at = hole(b);
             if (at == none) {
                 moved = true;
                 break;
@@ -144,22 +151,18 @@ inline void simulate_caching(const SpillProblem& p, std::size_t capacity, FastRu
             for (const std::uint32_t b : operands)
                 if (offset[b] != none) {
                     if (start[b] < r) leave(b, r - 1);
-                    else {
-                        blocks.erase(std::find_if(blocks.begin(), blocks.end(),
-                                                  [&](const Block& k) { return k.buffer == b; }));
-                        offset[b] = none;
-                    }
+                    else unplace(b);
                 }
             need = operands;
             sort_by(need, [&](std::uint32_t b) { return descending(p.aligned[b]); });
-            for (const std::uint32_t b : need) place(b, hole(p.aligned[b]), r);
+            for (const std::uint32_t b : need) place(b, hole(b), r);
         }
         // Arrivals before their first use: a place if one is free or freed from a later-used buffer.
         for (std::size_t k = born_begin[r]; k < born_begin[r + 1]; ++k) {
             const std::uint32_t b = born[k];
-            if (p.uses[p.use_begin[b]] == r) continue;
-            std::size_t at = hole(p.aligned[b]);
-            while (at == none && evict(r, p.uses[p.use_begin[b]])) at = hole(p.aligned[b]);
+            if (p.uses[p.use_begin[b]] == r || arrives_out[b]) continue;
+            std::size_t at = hole(b);
+            while (at == none && evict(r, p.uses[p.use_begin[b]])) at = hole(b);
             if (at != none) {
                 place(b, at, r);
                 operands.push_back(b);  // offered below, with them: nothing placed at r is evicted at r

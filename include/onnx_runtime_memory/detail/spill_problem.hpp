@@ -127,14 +127,32 @@ struct FastRuns {
         }
         p.use_begin[i + 1] = p.uses.size();
     }
-    p.time.assign(p.uses.begin(), p.uses.end());
-    for (const Buffer& b : buffers) {
-        p.time.push_back(b.first);
-        p.time.push_back(b.last);
+    // Ranks: through a table when the times are dense (a graph's positions), else by search.
+    std::size_t span = 0;
+    for (const Buffer& b : buffers) span = std::max<std::size_t>(span, std::size_t{b.last} + 1);
+    const bool dense = !sparse_times(span, n + p.uses.size());
+    std::vector<std::uint32_t> table;
+    if (dense) {
+        table.assign(span, 0);
+        for (const auto u : p.uses) table[u] = 1;
+        for (const Buffer& b : buffers) table[b.first] = table[b.last] = 1;
+        p.time.clear();
+        for (std::size_t t = 0; t < span; ++t)
+            if (table[t]) {
+                table[t] = static_cast<std::uint32_t>(p.time.size());
+                p.time.push_back(static_cast<NodeIndex>(t));
+            }
+    } else {
+        p.time.assign(p.uses.begin(), p.uses.end());
+        for (const Buffer& b : buffers) {
+            p.time.push_back(b.first);
+            p.time.push_back(b.last);
+        }
+        std::sort(p.time.begin(), p.time.end());
+        p.time.erase(std::unique(p.time.begin(), p.time.end()), p.time.end());
     }
-    std::sort(p.time.begin(), p.time.end());
-    p.time.erase(std::unique(p.time.begin(), p.time.end()), p.time.end());
     const auto rank = [&](NodeIndex t) {
+        if (dense) return table[t];
         return static_cast<std::uint32_t>(std::lower_bound(p.time.begin(), p.time.end(), t) - p.time.begin());
     };
     for (auto& u : p.uses) u = rank(u);
