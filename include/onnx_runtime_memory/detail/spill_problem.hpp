@@ -265,7 +265,8 @@ inline void runs_around_gaps(const SpillProblem& p, const std::vector<std::uint8
     std::size_t moved = 0;
     for (std::uint32_t b = 0; b < p.buffers(); ++b)
         for (std::size_t k = runs.begin[b]; k < runs.begin[b + 1]; ++k)
-            moved = saturating_add(moved, p.size[b] * ((runs.runs[k].first != p.first[b]) + (runs.runs[k].last != p.last[b])));
+            moved = saturating_add(moved, p.size[b] * (std::size_t{runs.runs[k].first != p.first[b]} +
+                                                       std::size_t{runs.runs[k].last != p.last[b]}));
     return moved;
 }
 
