@@ -30,6 +30,10 @@
 //                          BYTES its capacity (K, M, G: binary units; none: unbounded),
 //                          ALIGN its alignment (default --align); each owner and
 //                          scratch goes to the first space where it fits (orm::plan_arena_spaces)
+//   --spill                with --space: the first space is the fast one, where every
+//                          value is read and written; values wait in the second (default
+//                          host, unbounded) between uses (orm::plan_arena_spill). Below
+//                          a node's floor it exits 1 and lists the nodes that do not fit
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
 #include <onnx_runtime_memory/fmt.hpp>
@@ -77,6 +81,7 @@ struct Args {
     // node through --reorder); checked against the graph once it is read.
     std::vector<std::pair<std::size_t, std::size_t>> scratch;
     std::vector<std::string> spaces;  // --space NAME[=BYTES][@ALIGN], parsed once the alignment is known
+    bool spill = false;               // --spill: the first space fast, the second slow
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -87,7 +92,7 @@ constexpr const char* usage_text =
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
     "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE]\n"
-    "                  [--space NAME[=BYTES][@ALIGN] ...] FILE|DIR\n"
+    "                  [--space NAME[=BYTES][@ALIGN] ...] [--spill] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -193,6 +198,9 @@ struct Analysis {
     orm::PlanOptions options;               // the policies planned with, scratch by position
     std::optional<orm::SpacedArenaPlan> spaced;  // --space: the plan across the spaces
     std::size_t node_floor = 0;                   // and the most one node needs (orm::node_floors)
+    std::optional<orm::SpilledArenaPlan> spilled;  // --spill: the plan across a fast and a slow space
+    orm::SpillOptions spill_options;
+    std::size_t slow_bound = 0;  // no packing of the slow segments is smaller
 };
 
 // Whether v's size is unknown only because it overflows: its element type
@@ -398,7 +406,43 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                               a.inplace_arena->alignment);
         if (bounds) a.inplace_bound = bounds->offset_bytes;
     }
-    if (!args.spaces.empty() && !instance) {  // across the spaces, and each node's floor
+    if (!args.spaces.empty() && !instance && args.spill) {  // a fast space and a slow one, and each node's floor
+        auto& o = a.spill_options;
+        o.fast = *parse_space(args.spaces[0], args.arena.alignment);
+        o.slow = args.spaces.size() > 1 ? *parse_space(args.spaces[1], args.arena.alignment)
+                                        : orm::MemorySpace{"host", orm::unbounded, args.arena.alignment};
+        o.packing = args.arena;
+        auto floors = orm::node_floors(a.g, a.views, oracle, options, o.fast.alignment);
+        if (!floors) return fmt::format("{}: {}", path, ir::describe(a.g, floors.error()));
+        a.node_floor = floors->empty() ? 0 : *std::max_element(floors->begin(), floors->end());
+        auto spilled = orm::plan_arena_spill(a.g, a.views, oracle, options, o);
+        if (!spilled) {
+            const auto& e = spilled.error();
+            if (e.kind == orm::SpillError::Kind::bad_records) return fmt::format("{}: {}", path, ir::describe(a.g, e.plan));
+            if (e.kind != orm::SpillError::Kind::below_floor) return fmt::format("{}: {}", path, e.message());
+            // The fit report: each node whose operands and scratch pass the fast space, by how much.
+            std::string report = fmt::format("{}: {} nodes need more than {}'s {} bytes; split or tile them:", path,
+                                             e.over.size(), o.fast.name, e.capacity);
+            for (const auto& over : e.over)
+                report += fmt::format("\n  node {} ({}{}): {} bytes, {} over", over.position, a.g.op_type(over.position),
+                                      a.g.node_line(over.position) ? fmt::format(" on line {}", a.g.node_line(over.position)) : "",
+                                      over.bytes, over.bytes - e.capacity);
+            return report;
+        }
+        if (spilled->is_complete()) {
+            a.spilled = std::move(*spilled).plan();
+            if (auto ok = orm::validate_arena_spill(a.g, a.views, *a.spilled, oracle, options, o); !ok)
+                return fmt::format("{}: the spilled plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+            std::vector<orm::Buffer> slow;
+            for (const auto& seg : a.spilled->spill.segments)
+                if (seg.space == 1) slow.push_back({0, seg.first, seg.last + 1});
+            std::size_t k = 0;  // each slow segment's bytes: its buffer's
+            for (std::size_t b = 0; b + 1 < a.spilled->spill.segment_begin.size(); ++b)
+                for (std::size_t i = a.spilled->spill.segment_begin[b]; i < a.spilled->spill.segment_begin[b + 1]; ++i)
+                    if (a.spilled->spill.segments[i].space == 1) slow[k++].size = a.spilled->records[b].size;
+            if (auto lb = orm::lower_bounds(slow, o.slow.alignment)) a.slow_bound = lb->offset_bytes;
+        }
+    } else if (!args.spaces.empty() && !instance) {  // across the spaces, and each node's floor
         orm::GraphSpaceOptions spaces;
         for (const auto& text : args.spaces) spaces.spaces.push_back(*parse_space(text, args.arena.alignment));
         auto spaced = orm::plan_arena_spaces(a.g, a.views, oracle, options, spaces, args.arena);
@@ -451,18 +495,38 @@ std::string names(const ir::Graph& g, const std::vector<orm::ValueId>& values) {
 
 // --space: ,"spaces":[{"name", "capacity" (null: unbounded), "alignment",
 // "arena_bytes", "lower_bound_bytes", "buffers"}, ...],"node_floor_bytes":N.
+// With --spill: two spaces, the fast one's lower bound its node floor, each
+// "buffers" the records that are ever there; and "transfer_bytes" (out plus
+// in), "transfer_lower_bound_bytes", "spilled_values" (records that move).
 std::string spaces_json(const Analysis& a) {
+    const auto space_json = [](const orm::MemorySpace& space, std::size_t arena, std::size_t bound, std::size_t buffers) {
+        return fmt::format("{{\"name\":{},\"capacity\":{},\"alignment\":{},\"arena_bytes\":{},\"lower_bound_bytes\":{},"
+                           "\"buffers\":{}}}",
+                           json_string(space.name),
+                           space.capacity == orm::unbounded ? std::string("null") : fmt::format("{}", space.capacity),
+                           space.alignment, arena, bound, buffers);
+    };
+    if (a.spilled) {
+        const auto& p = a.spilled->spill;
+        std::size_t in[2] = {0, 0};
+        for (std::size_t b = 0; b + 1 < p.segment_begin.size(); ++b) {
+            bool there[2] = {false, false};
+            for (std::size_t i = p.segment_begin[b]; i < p.segment_begin[b + 1]; ++i) there[p.segments[i].space] = true;
+            in[0] += there[0];
+            in[1] += there[1];
+        }
+        return fmt::format(",\"spaces\":[{},{}],\"node_floor_bytes\":{},\"transfer_bytes\":{},"
+                           "\"transfer_lower_bound_bytes\":{},\"spilled_values\":{}",
+                           space_json(a.spill_options.fast, p.fast_bytes, a.node_floor, in[0]),
+                           space_json(a.spill_options.slow, p.slow_bytes, a.slow_bound, in[1]), a.node_floor,
+                           p.transfer_bytes, p.transfer_lower_bound_bytes, p.spilled_buffers);
+    }
     if (!a.spaced) return {};
     std::string list;
     for (std::size_t s = 0; s < a.spaced->spaces.size(); ++s) {
-        const auto& space = a.spaced->spaces[s];
         const auto& arena = a.spaced->arenas[s];
         if (!list.empty()) list += ',';
-        list += fmt::format("{{\"name\":{},\"capacity\":{},\"alignment\":{},\"arena_bytes\":{},\"lower_bound_bytes\":{},"
-                            "\"buffers\":{}}}",
-                            json_string(space.name),
-                            space.capacity == orm::unbounded ? std::string("null") : fmt::format("{}", space.capacity),
-                            space.alignment, arena.arena_bytes, arena.lower_bound_bytes, arena.buffers);
+        list += space_json(a.spaced->spaces[s], arena.arena_bytes, arena.lower_bound_bytes, arena.buffers);
     }
     return fmt::format(",\"spaces\":[{}],\"node_floor_bytes\":{}", list, a.node_floor);
 }
@@ -576,6 +640,20 @@ void print_report(const Analysis& a) {
         }
         fmt::print("  node floor             {:>10}  the most one node's operands and scratch take\n", human(a.node_floor));
     }
+    if (a.spilled) {
+        const auto& p = a.spilled->spill;
+        const auto& o = a.spill_options;
+        fmt::print("  fast space {:<11} {:>10}  of {}, aligned to {}; every value is read and written here\n", o.fast.name,
+                   human(p.fast_bytes), o.fast.capacity == orm::unbounded ? std::string("unbounded") : human(o.fast.capacity),
+                   o.fast.alignment);
+        fmt::print("  slow space {:<11} {:>10}  of {}, aligned to {}; values wait here between uses\n", o.slow.name,
+                   human(p.slow_bytes), o.slow.capacity == orm::unbounded ? std::string("unbounded") : human(o.slow.capacity),
+                   o.slow.alignment);
+        fmt::print("  transfers              {:>10}  out and in, {} copies, {} values move (lower bound {}, by {})\n",
+                   human(p.transfer_bytes), p.transfers.size(), p.spilled_buffers, human(p.transfer_lower_bound_bytes),
+                   p.strategy == orm::SpillStrategy::planned ? "the plan" : "the caching allocator");
+        fmt::print("  node floor             {:>10}  the most one node's operands and scratch take\n", human(a.node_floor));
+    }
     // Where the live set peaks, and what is live there.
     const std::size_t at = a.peak_position;
     std::string node = at < g.node_count() ? fmt::format(" ({}{})", g.op_type(at),
@@ -638,7 +716,11 @@ bool write_svg(const Analysis& a, const std::string& path) {
 // "kind", "root", "bytes", "first", "last", "slot", "offset"}, ...],
 // "scratch": [{"node", "op", "bytes", "slot", "offset"}, ...]}, null where a
 // field does not apply. With --space each entry adds "space" (its name) and
-// "space_offset", its offset there.
+// "space_offset", its offset there. With --spill those are where it is first,
+// and a value that moves adds "residency": [{"space", "first", "last",
+// "offset"}, ...]; the table adds "transfers": [{"value", "direction" (out:
+// after the node at "position", in: before it), "position", "bytes",
+// "from_offset", "to_offset"}, ...] in the order to run them.
 std::optional<std::string> write_placements(const Analysis& a, const Args& args, const std::string& path) {
     const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
     const auto slots = orm::placements(a.g, a.views, a.status->plan(), oracle, a.options);
@@ -651,6 +733,23 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
         return fmt::format(",\"space\":{},\"space_offset\":{}",
                            placed ? json_string(a.spaced->spaces[space].name) : std::string("null"), number(offset, placed));
     };
+    // --spill: where the record is first, and where it moves, its residency.
+    const auto resident = [&](std::uint32_t record) {
+        if (!a.spilled) return std::string();
+        if (record == orm::no_record) return std::string(",\"space\":null,\"space_offset\":null");
+        const auto& p = a.spilled->spill;
+        const auto name = [&](std::uint32_t space) {
+            return json_string(space == 0 ? a.spill_options.fast.name : a.spill_options.slow.name);
+        };
+        const auto& first = p.segments[p.segment_begin[record]];
+        std::string out = fmt::format(",\"space\":{},\"space_offset\":{}", name(first.space), first.offset);
+        if (p.segment_begin[record + 1] - p.segment_begin[record] == 1) return out;
+        out += ",\"residency\":[";
+        for (std::size_t i = p.segment_begin[record]; i < p.segment_begin[record + 1]; ++i)
+            out += fmt::format("{}{{\"space\":{},\"first\":{},\"last\":{},\"offset\":{}}}", i == p.segment_begin[record] ? "" : ",",
+                               name(p.segments[i].space), p.segments[i].first, p.segments[i].last, p.segments[i].offset);
+        return out + "]";
+    };
     std::string out = "{\"values\":[";
     for (orm::ValueId v = 0; v < a.g.value_count(); ++v) {
         const auto& s = (*slots)[v];
@@ -662,7 +761,8 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
                            json_string(a.g.value_name(s.root)), number(s.bytes.value_or(0), planned),
                            number(s.live.def, planned), number(s.live.use_end, planned),
                            number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset),
-                           a.spaced ? in_space(a.spaced->space[v], a.spaced->offsets[v]) : std::string());
+                           a.spaced ? in_space(a.spaced->space[v], a.spaced->offsets[v])
+                                    : a.spilled ? resident(a.spilled->record[v]) : std::string());
     }
     out += "\n],\"scratch\":[";
     const auto in_slots = orm::scratch_placements(a.status->plan(), a.options);
@@ -672,10 +772,28 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
                            in_slots[k].node, json_string(a.g.op_type(in_slots[k].node)), in_slots[k].bytes,
                            number(in_slots[k].slot.value, !in_slots[k].slot.is_none()),
                            number(in_arena[k].offset, in_arena[k].offset != orm::no_offset),
-                           a.spaced ? in_space(a.spaced->scratch_space[in_slots[k].node],
-                                               a.spaced->scratch_offsets[in_slots[k].node])
-                                    : std::string());
-    out += "\n]}\n";
+                           a.spaced    ? in_space(a.spaced->scratch_space[in_slots[k].node],
+                                                  a.spaced->scratch_offsets[in_slots[k].node])
+                           : a.spilled ? resident(a.spilled->scratch_record[in_slots[k].node])
+                                       : std::string());
+    out += "\n]";
+    if (a.spilled) {  // the copies in the order to run them, each naming its value (an owner: copies are of owners)
+        out += ",\"transfers\":[";
+        const auto& p = a.spilled->spill;
+        std::vector<orm::ValueId> owner_of(a.spilled->records.size(), orm::no_value);  // by record: its root owner
+        for (orm::ValueId v = 0; v < a.g.value_count(); ++v)
+            if (a.spilled->record[v] != orm::no_record && (*slots)[v].root == v) owner_of[a.spilled->record[v]] = v;
+        for (std::size_t k = 0; k < p.transfers.size(); ++k) {
+            const auto& t = p.transfers[k];
+            out += fmt::format("{}{{\"value\":{},\"direction\":\"{}\",\"position\":{},\"bytes\":{},\"from_offset\":{},"
+                               "\"to_offset\":{}}}",
+                               k ? ",\n" : "\n", json_string(a.g.value_name(owner_of[t.buffer])),
+                               t.direction == orm::Transfer::Direction::out ? "out" : "in", t.position, t.bytes,
+                               t.from_offset, t.to_offset);
+        }
+        out += "\n]";
+    }
+    out += "}\n";
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << out;
     if (!file.flush()) return "cannot write " + path;
@@ -804,6 +922,8 @@ int main(int argc, char** argv) {
             const auto v = value();
             if (!v || !parse_space(*v, 64)) return usage("--space takes NAME[=BYTES][@ALIGN], e.g. device=8G@256 or host");
             args.spaces.emplace_back(*v);
+        } else if (a == "--spill") {
+            args.spill = true;
         } else if (a == "--placements") {
             const auto v = value();
             if (!v) return usage("--placements needs a file name");
@@ -819,6 +939,8 @@ int main(int argc, char** argv) {
         }
     }
     if (args.paths.size() != 1) return usage(args.paths.empty() ? "no graph file given" : "one file or directory at a time");
+    if (args.spill && (args.spaces.empty() || args.spaces.size() > 2))
+        return usage("--spill takes one or two --space: the fast one, then the slow one (default host)");
     const std::string& path = args.paths[0];
 
     std::error_code ec;

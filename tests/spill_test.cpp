@@ -156,7 +156,7 @@ TEST_CASE("spill: an unbounded device moves nothing and is plan_offsets' plan") 
     }
 }
 
-TEST_CASE("spill: random instances from the floor up validate; best never moves more than the caching allocator") {
+TEST_CASE("spill: random instances from the floor up validate, and best never moves more than the caching allocator") {
     std::mt19937_64 rng(2026);
     std::size_t planned_total = 0, caching_total = 0;
     for (int round = 0; round < 300; ++round) {

@@ -27,6 +27,7 @@ struct SpilledArenaPlan {
     // Over the records: the planned owners in Liveness::owners order, then
     // the scratch of each node that has some, by node.
     SpillPlan spill;
+    std::vector<Buffer> records;                // their bytes and lives, by record
     std::vector<std::uint32_t> record;          // by value: its root owner's record (no_record: not in the arena)
     std::vector<std::uint32_t> scratch_record;  // by node (empty without scratch; no_record: none)
     std::vector<ValueId> dynamic_values;        // UnknownSizes::dynamic: the owners of unknown size, ascending
@@ -104,9 +105,9 @@ template <activation_graph G, size_oracle Oracle>
     if (!request) return refused(request.error());
     if (request->deferred) return SpilledArenaStatus::deferred(std::move(request->sizes.unknown));
     const Liveness& planned = request->planned(*live);
-    std::vector<Buffer> records;
     BufferUses uses;
     SpilledArenaPlan result;
+    auto& records = result.records;
     detail::spill_records(g, planned, request->sizes, scratch, records, uses, result.record, result.scratch_record);
     if (auto ok = pin_owners(planned, plan_options.pinned, records); !ok) return refused(ok.error());
     auto spill = plan_spill(records, uses, options);

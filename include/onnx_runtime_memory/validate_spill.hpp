@@ -168,6 +168,14 @@ template <activation_graph G, size_oracle Oracle>
     BufferUses uses;
     std::vector<std::uint32_t> record, scratch_record;
     detail::spill_records(g, planned, request->sizes, scratch, records, uses, record, scratch_record);
+    if (plan.records != records) {
+        err.kind = Kind::missing_offset;  // the first record that differs, named by its owner
+        std::size_t k = 0;
+        while (k < records.size() && k < plan.records.size() && plan.records[k] == records[k]) ++k;
+        err.value = k < planned.owners.size() ? planned.owners[k] : no_value;
+        if (k >= planned.owners.size() && k < records.size()) err.node = records[k].first;
+        return unexpected(err);
+    }
     for (std::size_t v = 0; v < record.size(); ++v)
         if (v >= plan.record.size() || plan.record[v] != record[v]) {
             err.kind = Kind::missing_offset;
