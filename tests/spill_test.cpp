@@ -323,3 +323,75 @@ TEST_CASE("spill on the corpus: from the bound down to the floor every plan vali
     }
 }
 #endif
+
+TEST_CASE("spill: on up to 8 buffers, best moves exactly what the cheapest set of whole gaps that packs moves") {
+    // The brute force here: every set of gaps (where a buffer may be out: between two uses, before its first,
+    // after its last), its load checked at every position, its runs packed by plan_offsets' exact search.
+    std::mt19937_64 rng(88);
+    int equal = 0, rounds = 0, moving = 0;
+    for (int round = 0; round < 150; ++round) {
+        const auto x = random_instance(rng, 2 + rng() % 7, 3 + static_cast<std::uint32_t>(rng() % 9));
+        struct Gap {
+            std::size_t buffer;
+            std::uint32_t first, last;
+            std::size_t cost;
+        };
+        std::vector<Gap> gaps;
+        for (std::size_t b = 0; b < x.buffers.size(); ++b) {
+            const auto* u = &x.uses.at[x.uses.begin[b]];
+            const std::size_t k = x.uses.begin[b + 1] - x.uses.begin[b], size = x.buffers[b].size;
+            if (x.buffers[b].first < u[0]) gaps.push_back({b, x.buffers[b].first, u[0] - 1, size});
+            for (std::size_t i = 0; i + 1 < k; ++i)
+                if (u[i + 1] > u[i] + 1) gaps.push_back({b, u[i] + 1, u[i + 1] - 1, 2 * size});
+            if (u[k - 1] < x.buffers[b].last) gaps.push_back({b, u[k - 1] + 1, x.buffers[b].last, size});
+        }
+        if (gaps.size() > 12) continue;
+        const std::size_t floor = floor_of(x), top = spill_ok(x.buffers, x.uses, device(orm::unbounded)).fast_bytes;
+        const std::size_t capacity = floor + (std::max(top, floor) - floor) * (rng() % 4) / 4;
+        std::size_t brute = orm::unbounded;
+        for (std::uint32_t m = 0; m < (1u << gaps.size()); ++m) {
+            std::size_t cost = 0;
+            std::vector<Buffer> runs;
+            bool fits = true;
+            for (std::size_t b = 0; b < x.buffers.size(); ++b) {  // the positions b is in the device
+                std::vector<bool> in(64, false);
+                for (auto t = x.buffers[b].first; t <= x.buffers[b].last; ++t) in[t] = true;
+                for (std::size_t g = 0; g < gaps.size(); ++g)
+                    if (m >> g & 1u && gaps[g].buffer == b) {
+                        cost += gaps[g].cost;
+                        for (auto t = gaps[g].first; t <= gaps[g].last; ++t) in[t] = false;
+                    }
+                for (std::uint32_t t = 0; t < 64; ++t)
+                    if (in[t] && (t == 0 || !in[t - 1])) {
+                        std::uint32_t e = t;
+                        while (e + 1 < 64 && in[e + 1]) ++e;
+                        runs.push_back({x.buffers[b].size, t, e, orm::no_offset});
+                    }
+            }
+            for (std::uint32_t t = 0; t < 64 && fits; ++t) {
+                std::size_t load = 0;
+                for (const auto& r : runs)
+                    if (r.first <= t && t <= r.last) load += (r.size + 63) / 64 * 64;
+                fits = load <= capacity;
+            }
+            if (!fits || cost >= brute) continue;
+            orm::ArenaOptions o;
+            o.alignment = 64;
+            o.exact_nodes = 100000;
+            const auto packed = orm::plan_offsets(runs, o);
+            if (packed && packed->arena_bytes <= capacity) brute = cost;
+        }
+        INFO("round " << round << " capacity " << capacity << " gaps " << gaps.size());
+        const auto best = spill_ok(x.buffers, x.uses, device(capacity));
+        CHECK(best.transfer_bytes <= brute);
+        CHECK(best.transfer_bytes >= best.transfer_lower_bound_bytes);
+        equal += best.transfer_bytes == brute;
+        moving += brute > 0;
+        ++rounds;
+    }
+    INFO(equal << " of " << rounds << " equal");
+    CHECK(equal == rounds);
+    CHECK(rounds > 100);
+    INFO(moving << " of " << rounds << " move");
+    CHECK(moving > rounds / 3);  // most rounds must move something, or the comparison says little
+}

@@ -41,8 +41,64 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
-// The runs that move the fewest bytes of: the caching allocator alone;
-// for each rule of spill_greedy, the gaps it takes out packed by
+// The cheapest set of whole gaps to take out whose runs pack within the
+// capacity: the sets in order of the bytes they move (then by mask), each
+// whose load fits packed by plan_offsets with its exact search (at least
+// 10,000 nodes); the first that fits. False where none moving less than
+// `below` is found within options.exact_packings packings. O(2^gaps (R +
+// gaps)) and the packings.
+[[nodiscard]] inline bool exact_runs(const SpillProblem& p, const SpillOptions& o, std::size_t below, FastRuns& runs) {
+    const std::size_t G = p.gaps.size(), R = p.ranks();
+    if (G > o.exact_gaps || G >= 32) return false;
+    const std::uint32_t sets = std::uint32_t{1} << G;
+    std::vector<std::size_t> cost(sets, 0);
+    for (std::uint32_t m = 1; m < sets; ++m) {
+        std::uint32_t low = 0;
+        while (!(m >> low & 1u)) ++low;
+        cost[m] = cost[m & (m - 1)] + p.cost(p.gaps[low]);
+    }
+    std::vector<std::uint32_t> order(sets);
+    for (std::uint32_t m = 0; m < sets; ++m) order[m] = m;
+    sort_by(order, [&](std::uint32_t m) { return cost[m]; }, [](std::uint32_t m) { return m; });
+    std::vector<std::size_t> base(R + 1, 0), load(R + 1);
+    for (std::size_t b = 0; b < p.buffers(); ++b) {
+        base[p.first[b]] += p.aligned[b];
+        base[p.last[b] + 1] -= p.aligned[b];
+    }
+    ArenaOptions packing = o.packing;
+    packing.alignment = alignment_or_one(o.fast.alignment);
+    packing.exact_nodes = std::max<std::uint64_t>(packing.exact_nodes, 10000);
+    std::vector<std::uint8_t> out(G);
+    std::vector<Buffer> records;
+    std::uint32_t packings = 0;
+    for (const std::uint32_t m : order) {
+        if (cost[m] >= below || packings >= o.exact_packings) return false;
+        load = base;
+        for (std::size_t g = 0; g < G; ++g) {
+            out[g] = m >> g & 1u;
+            if (!out[g]) continue;
+            load[p.gaps[g].first] -= p.aligned[p.gaps[g].buffer];
+            load[p.gaps[g].last + 1] += p.aligned[p.gaps[g].buffer];
+        }
+        bool fits = true;
+        for (std::size_t r = 0, at = 0; r < R && fits; ++r) fits = (at += load[r]) <= o.fast.capacity;
+        if (!fits) continue;
+        ++packings;
+        runs_around_gaps(p, out, runs);
+        records.clear();
+        for (std::uint32_t b = 0; b < p.buffers(); ++b)
+            for (std::size_t i = runs.begin[b]; i < runs.begin[b + 1]; ++i)
+                records.push_back({p.size[b], p.time[runs.runs[i].first], p.time[runs.runs[i].last], no_offset});
+        auto packed = plan_offsets(records, packing);
+        if (!packed || packed->arena_bytes > o.fast.capacity) continue;
+        for (std::size_t i = 0; i < records.size(); ++i) runs.runs[i].offset = packed->offsets[i];
+        return true;
+    }
+    return false;
+}
+
+// The runs that move the fewest bytes of: the caching allocator alone; with
+// few gaps, the exact search over sets of them (exact_runs); else, for each rule of spill_greedy, the gaps it takes out packed by
 // plan_offsets (again at a lower target where fragmentation ends the arena
 // past the capacity, up to `rounds` times) or, where that packing does not
 // fit, laid out by the caching allocator (which always fits). A rule whose
@@ -68,6 +124,10 @@ namespace detail {
         consider(SpillStrategy::caching);
     }
     if (o.strategy == SpillStrategy::caching) return made;
+    if (exact_runs(p, o, best_moved, runs)) {
+        consider(SpillStrategy::planned);
+        return made;  // the least any plan of whole gaps moves: no rule below can do better
+    }
 
     // Each rule's first choice, the cheaper first.
     std::vector<std::uint8_t> out[2];

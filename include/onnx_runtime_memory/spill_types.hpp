@@ -35,6 +35,12 @@ struct SpillOptions {
     ArenaOptions packing{};                     // how each space is packed (its alignment: the space's)
     SpillStrategy strategy = SpillStrategy::best;
     std::uint32_t rounds = 2;  // packings of each rule's spills, each at a lower load target, before giving up on them
+    // Up to this many gaps (a gap: where a buffer may be out, between two
+    // uses or at either end of its life), every set of them is tried, the
+    // cheapest first, each packed by the exact search: the least bytes any
+    // plan of whole gaps moves. At most `exact_packings` packings.
+    std::uint32_t exact_gaps = 14;
+    std::uint32_t exact_packings = 512;
 };
 
 // Where a buffer is over [first, last] (the caller's positions). Space 0 is
