@@ -395,3 +395,37 @@ TEST_CASE("spill: on up to 8 buffers, best moves exactly what the cheapest set o
     INFO(moving << " of " << rounds << " move");
     CHECK(moving > rounds / 3);  // most rounds must move something, or the comparison says little
 }
+
+TEST_CASE("spill in a PlannedModel: each request equals plan_arena_spill's plan and validates") {
+    const auto g = chain_with_long_lived();
+    const auto views = ir::views_from_ops(g);
+    const auto base = orm::static_size_oracle(g);
+    orm::PlanOptions options;
+    options.scratch_bytes = {0, 0, 0, 96, 0};
+    auto model = orm::PlannedModel::create(g, views, options);
+    REQUIRE(model.has_value());
+    for (const std::size_t batch : {1, 3, 2}) {
+        INFO("batch " << batch);
+        const auto oracle = [&](orm::ValueId v) { return std::optional<std::size_t>(*base(v) * batch); };
+        const auto spill = device(704 * batch);
+        const std::vector<std::size_t> scratch{0, 0, 0, 96 * batch, 0};
+        auto outcome = model->plan_spilled(oracle, spill, scratch);
+        REQUIRE(outcome.has_value());
+        CHECK(*outcome == orm::PlannedModel::Outcome::complete);
+        CHECK(model->validate_spilled(g, oracle, spill).has_value());
+        auto with = options;
+        with.scratch_bytes = scratch;
+        const auto alone = orm::plan_arena_spill(g, views, oracle, with, spill);
+        REQUIRE(alone.has_value());
+        CHECK(model->spilled().spill.segments == alone->plan().spill.segments);
+        CHECK(model->spilled().spill.transfers == alone->plan().spill.transfers);
+        CHECK(model->spilled().record == alone->plan().record);
+        CHECK(model->spilled().spill.transfer_bytes == 600 * batch);
+    }
+    // Below the floor: the error, and the last plan kept.
+    const auto kept = model->spilled().spill.transfers;
+    const auto below = model->plan_spilled(base, device(640));
+    REQUIRE_FALSE(below.has_value());
+    CHECK(below.error().over == std::vector<orm::OverCapacity>{{4, 704}});
+    CHECK(model->spilled().spill.transfers == kept);
+}

@@ -9,7 +9,9 @@
 // not run yet); tests/no_allocation_test.cpp runs requests after the first
 // on seven shapes with none. Every plan equals plan_arena's with the
 // same options and the request's sizes and scratch; planning, placements
-// and validation read the same options, held once.
+// and validation read the same options, held once. Spilled (plan_spilled):
+// the same request across a fast space and a slow one (arena_spill.hpp),
+// from the owners' uses the object keeps since create.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "arena.hpp"
+#include "arena_spill.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -28,6 +31,7 @@
 #include "plan_types.hpp"
 #include "sizing.hpp"
 #include "validate.hpp"
+#include "validate_spill.hpp"
 #include "view_map.hpp"
 
 namespace onnx_runtime_memory {
@@ -71,13 +75,7 @@ public:
     // PlanError::bad_scratch naming it.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch_bytes) {
-        position_scratch_.assign(position_of_.size(), 0);
-        for (std::size_t n = 0; n < scratch_bytes.size(); ++n) {
-            if (scratch_bytes[n] == 0) continue;
-            if (n >= position_of_.size())
-                return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
-            position_scratch_[position_of_[n]] = scratch_bytes[n];
-        }
+        if (auto ok = scratch_by_position(scratch_bytes); !ok) return unexpected(ok.error());
         auto outcome = planner_.plan(oracle, position_scratch_, arena_);
         if (!outcome) return unexpected(outcome.error());
         if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
@@ -91,6 +89,53 @@ public:
                                                           arena_.scratch_offsets[at]});
             }
         return Outcome::complete;
+    }
+
+    // Plans this request across options.fast and options.slow: plan_arena_spill's
+    // plan for the graph in the order planned, with these sizes and the
+    // options' scratch (or this request's). Allocates. On deferred, spilled()
+    // keeps the last complete spilled request's.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, SpillError> plan_spilled(Oracle&& oracle, const SpillOptions& options) {
+        return plan_spilled(oracle, options, std::span<const std::size_t>(options_.scratch_bytes));
+    }
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, SpillError> plan_spilled(Oracle&& oracle, const SpillOptions& options,
+                                                             std::span<const std::size_t> scratch_bytes) {
+        const auto refused = [](PlanError e) {
+            SpillError err;
+            err.kind = SpillError::Kind::bad_records;
+            err.plan = e;
+            return unexpected(err);
+        };
+        if (auto ok = scratch_by_position(scratch_bytes); !ok) return refused(ok.error());
+        const Liveness& live = planner_.liveness();
+        auto request = detail::size_for_plan(live, oracle, options_.unknown_sizes, position_scratch_);
+        if (!request) return refused(request.error());
+        if (request->deferred) return Outcome::deferred;
+        SpilledArenaPlan next;
+        if (auto ok = detail::spill_request(request->planned(live), request->sizes, position_scratch_, value_uses_,
+                                            options_.pinned, options, next);
+            !ok)
+            return unexpected(ok.error());
+        next.dynamic_values = std::move(request->sizes.unknown);
+        spilled_ = std::move(next);
+        spilled_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
+        return Outcome::complete;
+    }
+    // The last complete spilled request's plan (positions, and scratch, in the order planned).
+    [[nodiscard]] const SpilledArenaPlan& spilled() const noexcept { return spilled_; }
+    // Checks it against g (the graph given to create) with validate_arena_spill: the
+    // sizes from `oracle` (the request's), its scratch, the same options.
+    template <activation_graph G, size_oracle Oracle>
+    [[nodiscard]] expected<void, ValidateError> validate_spilled(const G& g, Oracle&& oracle,
+                                                                 const SpillOptions& options) const {
+        PlanOptions planned = options_;
+        planned.scratch_bytes.assign(spilled_scratch_.begin(), spilled_scratch_.end());
+        if (order_.empty()) return validate_arena_spill(g, views_, spilled_, oracle, planned, options);
+        auto ordered = in_order(g, order_);
+        if (!ordered) return unexpected(ValidateError::from(ordered.error()));
+        return validate_arena_spill(*ordered, views_, spilled_, oracle, planned, options);
     }
 
     // The last complete request's arena plan (scratch_offsets by position in
@@ -129,6 +174,18 @@ public:
     }
 
 private:
+    // This request's scratch by position (position_scratch_), or the node it names that the graph lacks.
+    [[nodiscard]] expected<void, PlanError> scratch_by_position(std::span<const std::size_t> scratch_bytes) {
+        position_scratch_.assign(position_of_.size(), 0);
+        for (std::size_t n = 0; n < scratch_bytes.size(); ++n) {
+            if (scratch_bytes[n] == 0) continue;
+            if (n >= position_of_.size())
+                return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
+            position_scratch_[position_of_[n]] = scratch_bytes[n];
+        }
+        return {};
+    }
+
     PlannedModel(ArenaPlanner planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
                  std::vector<NodeIndex> order)
         : planner_(std::move(planner)), views_(std::move(views)), options_(std::move(options)),
@@ -153,10 +210,13 @@ private:
         if (!live) return unexpected(live.error());
         std::vector<ValuePlacement> base;
         detail::placement_base(g, *live, planned, base);
+        BufferUses value_uses;
+        detail::owner_uses(g, *live, value_uses);
         ArenaPlanner planner(std::move(*live), arena_options, planned.scratch_bytes, planned.pinned, planned.unknown_sizes);
         PlannedModel model(std::move(planner), std::move(views), std::move(options), arena_options, std::move(order));
         model.position_of_ = std::move(position_of);
         model.base_ = std::move(base);
+        model.value_uses_ = std::move(value_uses);
         return model;
     }
 
@@ -171,6 +231,9 @@ private:
     std::vector<ValuePlacement> base_, table_;   // what no request changes; this request's table
     std::vector<ScratchPlacement> scratch_table_;
     ArenaPlan arena_;
+    BufferUses value_uses_;                     // each owner's uses: what spilled requests are made from
+    SpilledArenaPlan spilled_;                  // the last complete spilled request's plan
+    std::vector<std::size_t> spilled_scratch_;  // and its scratch, by position
 };
 
 }  // namespace onnx_runtime_memory

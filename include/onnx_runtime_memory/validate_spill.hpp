@@ -164,10 +164,13 @@ template <activation_graph G, size_oracle Oracle>
         return unexpected(err);
     }
     const Liveness& planned = request->planned(*live);
-    std::vector<Buffer> records;
-    BufferUses uses;
-    std::vector<std::uint32_t> record, scratch_record;
-    detail::spill_records(g, planned, request->sizes, scratch, records, uses, record, scratch_record);
+    BufferUses value_uses, uses;
+    detail::owner_uses(g, *live, value_uses);
+    SpilledArenaPlan expect;
+    detail::spill_records(planned, request->sizes, scratch, value_uses, expect, uses);
+    const auto& records = expect.records;
+    const auto& record = expect.record;
+    const auto& scratch_record = expect.scratch_record;
     if (plan.records != records) {
         err.kind = Kind::missing_offset;  // the first record that differs, named by its owner
         std::size_t k = 0;

@@ -290,6 +290,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 std::fprintf(stderr, "INVALID SPACES: %s\n", ok.error().message().c_str());
                 std::abort();
             }
+        // Spilled: the same device as the fast space; every plan validates and moves no fewer bytes than its
+        // bound; below a node's floor, the error lists a node.
+        orm::SpillOptions spill;
+        spill.fast = spaces.spaces[0];
+        spill.strategy = static_cast<orm::SpillStrategy>(h % 3);
+        if (auto spilled = orm::plan_arena_spill(*g, views, oracle, options, spill)) {
+            if (spilled->is_complete()) {
+                if (auto ok = orm::validate_arena_spill(*g, views, spilled->plan(), oracle, options, spill); !ok) {
+                    std::fprintf(stderr, "INVALID SPILL: %s\n", ok.error().message().c_str());
+                    std::abort();
+                }
+            }
+        } else if (spilled.error().kind == orm::SpillError::Kind::below_floor && spilled.error().over.empty()) {
+            std::abort();
+        }
         tamper_liveness(*live, h);
         if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
             tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);
