@@ -33,7 +33,8 @@
 //   --spill                with --space: the first space is the fast one, where every
 //                          value is read and written; values wait in the second (default
 //                          host, unbounded) between uses (orm::plan_arena_spill). Below
-//                          a node's floor it exits 1 and lists the nodes that do not fit
+//                          a node's floor it exits 1 and lists the nodes that do not fit;
+//                          --svg then draws a panel per space and marks the copies
 //
 // Exit status: 0 planned, 2 deferred (some size unknown), 1 error.
 #include <onnx_runtime_memory/fmt.hpp>
@@ -687,6 +688,29 @@ void print_line(const Analysis& a) {
 // Writes the SVG beside its destination, then renames it into place, so
 // nothing half-written is left under the name.
 bool write_svg(const Analysis& a, const std::string& path) {
+    std::string picture;
+    if (a.spilled) {  // one panel per space, the copies marked
+        svg::SpillPicture t;
+        const auto& p = a.spilled->spill;
+        t.title = fmt::format("{}: {} of {} in {}, {} copies moving {} (lower bound {})", a.g.name(), human(p.fast_bytes),
+                              a.spill_options.fast.capacity == orm::unbounded ? std::string("unbounded")
+                                                                               : human(a.spill_options.fast.capacity),
+                              a.spill_options.fast.name, p.transfers.size(), human(p.transfer_bytes),
+                              human(p.transfer_lower_bound_bytes));
+        t.fast_name = a.spill_options.fast.name;
+        t.slow_name = a.spill_options.slow.name;
+        t.positions = a.g.node_count();
+        t.fast_capacity = a.spill_options.fast.capacity;
+        t.plan = &p;
+        for (const auto& r : a.spilled->records) t.bytes.push_back(r.size);
+        t.names.assign(a.spilled->records.size(), std::string());
+        for (orm::ValueId v = 0; v < a.g.value_count(); ++v)  // a record's name: its owner's
+            if (a.spilled->record[v] != orm::no_record && a.live.roots[v] == v) t.names[a.spilled->record[v]] = a.g.value_name(v);
+        for (std::size_t n = 0; n < a.spilled->scratch_record.size(); ++n)
+            if (a.spilled->scratch_record[n] != orm::no_record)
+                t.names[a.spilled->scratch_record[n]] = fmt::format("the scratch of node {}", n);
+        picture = svg::render_spill(t);
+    }
     svg::Timeline t;
     t.title = fmt::format("{}: arena {} (lower bound {}), slot plan {} in {} slots", a.g.name(), human(a.arena->arena_bytes),
                           human(a.bounds->offset_bytes), human(a.status->plan().peak_bytes), a.status->plan().num_slots());
@@ -701,7 +725,7 @@ bool write_svg(const Analysis& a, const std::string& path) {
     std::error_code ec, ignored;
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << svg::render(t);
+        out << (picture.empty() ? svg::render(t) : picture);
         if (!out.flush()) {
             std::filesystem::remove(tmp, ignored);  // nothing half-written is left behind
             return false;
@@ -828,7 +852,11 @@ int run_one(const std::string& path, const Args& args, bool one_line) {
             fmt::print(stderr, "plan_graph: cannot write {}\n", args.svg);
             return failed;
         }
-        if (!args.json) fmt::print("  picture: {}\n", args.svg);
+        if (!args.json)
+            fmt::print("  picture: {}{}\n", args.svg,
+                       a.spilled ? fmt::format(" (a panel for {} and for {}, {} copies marked)", a.spill_options.fast.name,
+                                               a.spill_options.slow.name, a.spilled->spill.transfers.size())
+                                 : std::string());
     }
     return a.status->is_complete() ? planned : deferred;
 }

@@ -105,4 +105,66 @@ inline std::string render(const Timeline& t) {
     return out;
 }
 
+// A spilled plan: one panel per space, fast above slow, positions across
+// and offsets up in each; a rectangle per segment, coloured by its record,
+// and each copy a vertical line across both panels where it runs (out:
+// after its node, orange; in: before its node, blue).
+struct SpillPicture {
+    std::string title, fast_name, slow_name;
+    std::size_t positions = 0, fast_capacity = 0;
+    const orm::SpillPlan* plan = nullptr;
+    std::vector<std::size_t> bytes;   // by record
+    std::vector<std::string> names;   // by record
+};
+
+inline std::string render_spill(const SpillPicture& t) {
+    const double width = 1200, height = 800, left = 90, right = 20, top = 50, gap = 50, bottom = 50;
+    const double plot_w = width - left - right, panel_h = (height - top - gap - bottom) / 2;
+    const auto& plan = *t.plan;
+    const std::size_t positions = std::max<std::size_t>(t.positions, 1);
+    const std::size_t tops[2] = {std::max<std::size_t>({plan.fast_bytes, t.fast_capacity == orm::unbounded ? 0 : t.fast_capacity, 1}),
+                                 std::max<std::size_t>(plan.slow_bytes, 1)};
+    const auto x = [&](double p) { return left + plot_w * p / static_cast<double>(positions); };
+    const auto y = [&](int space, double bytes) {
+        const double base = top + panel_h * (space + 1) + gap * space;
+        return base - panel_h * bytes / static_cast<double>(tops[space]);
+    };
+    std::string out = fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+        "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        "<text x=\"{}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n",
+        width, height, width, height, left, escape(t.title));
+    for (int space = 0; space < 2; ++space) {
+        const std::string& name = space == 0 ? t.fast_name : t.slow_name;
+        out += fmt::format("<g id=\"{}\"><text x=\"{}\" y=\"{:.1f}\" font-weight=\"bold\">{} ({:.2f} MiB)</text>"
+                           "<g stroke=\"#444\"><line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\"/></g>\n",
+                           escape(name), left, y(space, static_cast<double>(tops[space])) - 6, escape(name),
+                           static_cast<double>(tops[space]) / (1024.0 * 1024.0), left, y(space, 0), left + plot_w,
+                           y(space, 0));
+        for (std::size_t r = 0; r + 1 < plan.segment_begin.size(); ++r)
+            for (std::size_t k = plan.segment_begin[r]; k < plan.segment_begin[r + 1]; ++k) {
+                const auto& seg = plan.segments[k];
+                if (static_cast<int>(seg.space) != space || t.bytes[r] == 0 || seg.first > seg.last) continue;
+                const double x0 = x(seg.first), x1 = x(static_cast<double>(seg.last) + 1);
+                const double y0 = y(space, static_cast<double>(seg.offset + t.bytes[r])), y1 = y(space, static_cast<double>(seg.offset));
+                out += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\" "
+                                   "stroke=\"#222\" stroke-width=\"0.3\"><title>{} ({} bytes, nodes {}..{}, offset {})</title></rect>\n",
+                                   x0, y0, std::max(x1 - x0, 0.5), std::max(y1 - y0, 0.5),
+                                   slot_colour(static_cast<std::uint32_t>(r)), escape(t.names[r]), t.bytes[r], seg.first,
+                                   seg.last, seg.offset);
+            }
+        out += "</g>\n";
+    }
+    for (const auto& c : plan.transfers) {
+        const bool out_copy = c.direction == orm::Transfer::Direction::out;
+        const double at = x(out_copy ? static_cast<double>(c.position) + 1 : static_cast<double>(c.position));
+        out += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"1.2\">"
+                           "<title>{4} {5}: {6} bytes {7} node {8}</title></line>\n",
+                           at, top, top + 2 * panel_h + gap, out_copy ? "#e67e22" : "#2e86de", out_copy ? "out" : "in",
+                           escape(t.names[c.buffer]), c.bytes, out_copy ? "after" : "before", c.position);
+    }
+    out += "</svg>\n";
+    return out;
+}
+
 }  // namespace svg
