@@ -429,3 +429,29 @@ TEST_CASE("spill in a PlannedModel: each request equals plan_arena_spill's plan 
     CHECK(below.error().over == std::vector<orm::OverCapacity>{{4, 704}});
     CHECK(model->spilled().spill.transfers == kept);
 }
+
+TEST_CASE("spill with compute costs: copies in move earlier where their bytes are free, the bytes moved stay") {
+    std::mt19937_64 rng(404);
+    int earlier = 0;
+    for (int round = 0; round < 200; ++round) {
+        const auto x = random_instance(rng, 2 + rng() % 30, 4 + static_cast<std::uint32_t>(rng() % 40));
+        const std::size_t floor = floor_of(x), top = spill_ok(x.buffers, x.uses, device(orm::unbounded)).fast_bytes;
+        auto o = device(floor + (std::max(top, floor) - floor) * (rng() % 4) / 4);
+        const auto plain = spill_ok(x.buffers, x.uses, o);
+        o.node_seconds.assign(64, 1.0);
+        o.bytes_per_second = 64.0 * static_cast<double>(1 + rng() % 4);  // a 640-byte copy takes 2.5 to 10 nodes
+        const auto overlapped = spill_ok(x.buffers, x.uses, o);
+        INFO("round " << round);
+        CHECK(overlapped.transfer_bytes == plain.transfer_bytes);
+        CHECK(overlapped.fast_bytes == plain.fast_bytes);
+        REQUIRE(overlapped.transfers.size() == plain.transfers.size());
+        double waited = 0;  // without moving: each copy in overlaps nothing
+        for (std::size_t k = 0; k < plain.transfers.size(); ++k)
+            if (plain.transfers[k].direction == Transfer::Direction::in)
+                waited += static_cast<double>(plain.transfers[k].bytes) / o.bytes_per_second;
+        CHECK(overlapped.copy_in_wait_seconds <= waited);
+        earlier += overlapped.copy_in_wait_seconds < waited;
+        CHECK(plain.copy_in_wait_seconds == 0);
+    }
+    CHECK(earlier > 50);
+}

@@ -15,7 +15,8 @@
 // SpillOptions::rounds times. `caching` is what an executor does without a
 // plan (caching_allocator.hpp); it always fits. `best` makes all and keeps
 // the one that moves the fewest bytes: never more than the caching allocator.
-// The slow segments are packed as one arena too. Feasible exactly where the
+// The slow segments are packed as one arena too. With compute costs, copies
+// in then move earlier to overlap with compute (spill_prefetch.hpp). Feasible exactly where the
 // capacity is at least every position's floor; below, the error lists the
 // positions that pass it (the fit report).
 #pragma once
@@ -31,6 +32,7 @@
 #include "detail/caching_allocator.hpp"
 #include "detail/checked.hpp"
 #include "detail/spill_greedy.hpp"
+#include "detail/spill_prefetch.hpp"
 #include "detail/spill_problem.hpp"
 #include "expected.hpp"
 #include "offsets.hpp"
@@ -268,9 +270,12 @@ namespace detail {
     }
     detail::FastRuns runs;
     const SpillStrategy made = detail::cheapest_runs(p, options, runs);
+    double wait = 0;
+    if (options.bytes_per_second > 0 && !options.node_seconds.empty()) wait = detail::prefetch_copies(p, options, runs);
     auto plan = detail::finish_spill(p, runs, options);
     if (!plan) return plan;
     plan->strategy = made;
+    plan->copy_in_wait_seconds = wait;
     plan->transfer_lower_bound_bytes = detail::spill_lower_bound(p, capacity);
     return plan;
 }

@@ -41,6 +41,13 @@ struct SpillOptions {
     // plan of whole gaps moves. At most `exact_packings` packings.
     std::uint32_t exact_gaps = 14;
     std::uint32_t exact_packings = 512;
+    // Compute costs: node_seconds[t], the seconds the node at position t
+    // takes, and the copies' bandwidth. With both, each copy in is issued
+    // earlier (its fast segment begun sooner, at its offset, where its bytes
+    // are free), until the nodes before its use take as long as it: copies
+    // on a second stream then overlap with compute. The bytes moved do not change.
+    std::vector<double> node_seconds;
+    double bytes_per_second = 0;
 };
 
 // Where a buffer is over [first, last] (the caller's positions). Space 0 is
@@ -75,6 +82,9 @@ struct SpillPlan {
     std::size_t transfer_bytes = 0;              // out plus in
     std::size_t transfer_lower_bound_bytes = 0;  // no plan within the fast capacity moves fewer
     std::size_t spilled_buffers = 0;             // buffers that move at least once
+    // With compute costs (SpillOptions::node_seconds): the seconds the copies
+    // in take beyond the compute they overlap, in all (an estimate; 0 without).
+    double copy_in_wait_seconds = 0;
     SpillStrategy strategy = SpillStrategy::planned;  // which one made it
 };
 
