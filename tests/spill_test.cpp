@@ -2,6 +2,7 @@
 // fast space below the peak suffices; validate_spill checks a plan on its own.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -454,4 +455,13 @@ TEST_CASE("spill with compute costs: copies in move earlier where their bytes ar
         CHECK(plain.copy_in_wait_seconds == 0);
     }
     CHECK(earlier > 50);
+    // Costs that are no costs (NaN, negative, infinite) count 0: nothing moves, nothing is NaN.
+    const auto x = random_instance(rng, 20, 30);
+    auto o = device(floor_of(x));
+    o.node_seconds = {std::numeric_limits<double>::quiet_NaN(), -1.0, std::numeric_limits<double>::infinity()};
+    o.bytes_per_second = 1.0;
+    const auto odd = spill_ok(x.buffers, x.uses, o);
+    CHECK(odd.copy_in_wait_seconds == odd.copy_in_wait_seconds);  // not NaN
+    o.bytes_per_second = std::numeric_limits<double>::quiet_NaN();
+    CHECK(spill_ok(x.buffers, x.uses, o).copy_in_wait_seconds == 0);
 }

@@ -271,7 +271,8 @@ namespace detail {
     detail::FastRuns runs;
     const SpillStrategy made = detail::cheapest_runs(p, options, runs);
     double wait = 0;
-    if (options.bytes_per_second > 0 && !options.node_seconds.empty()) wait = detail::prefetch_copies(p, options, runs);
+    if (options.bytes_per_second > 0 && !options.node_seconds.empty())  // (NaN is not > 0)
+        wait = detail::prefetch_copies(p, options, runs);
     auto plan = detail::finish_spill(p, runs, options);
     if (!plan) return plan;
     plan->strategy = made;

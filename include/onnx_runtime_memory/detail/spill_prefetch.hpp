@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "../spill_types.hpp"
@@ -63,7 +64,8 @@ inline double prefetch_copies(const SpillProblem& p, const SpillOptions& o, Fast
     const auto& seconds = o.node_seconds;
     // Compute before each rank: before[r] is the nodes' seconds at caller positions below time[r].
     std::vector<double> sum(seconds.size() + 1, 0.0);
-    for (std::size_t t = 0; t < seconds.size(); ++t) sum[t + 1] = sum[t] + std::max(seconds[t], 0.0);
+    for (std::size_t t = 0; t < seconds.size(); ++t)  // a negative, infinite or NaN cost counts 0
+        sum[t + 1] = sum[t] + (seconds[t] > 0 && seconds[t] < std::numeric_limits<double>::infinity() ? seconds[t] : 0.0);
     const auto before = [&](std::uint32_t r) { return sum[std::min<std::size_t>(p.time[r], seconds.size())]; };
     const auto need = [&](std::size_t bytes) { return static_cast<double>(bytes) / o.bytes_per_second; };
 
