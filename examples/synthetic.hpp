@@ -154,24 +154,31 @@ inline Synthetic random_dag(std::size_t nodes, std::uint64_t seed) {
     return s;
 }
 
-// Many values live across thousands of nodes: a U-Net (each layer of the
-// way down keeps a skip that the mirror layer on the way up reads) whose
-// layers also write a cache entry the last node reads (KV-cache-like).
-inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) {
+// A U-Net: each layer of the way down keeps a skip that the mirror layer on
+// the way up reads; sizes from 4 KiB to 128 KiB. With `caches`, each layer
+// down also writes a cache entry (a quarter of its size) the last node reads
+// (KV-cache-like).
+inline Synthetic unet_with(std::size_t nodes, std::uint64_t seed, bool caches) {
     Synthetic s;
     XorShift rnd{seed};
     std::uint32_t x = s.value(0);
     s.graph.inputs.push_back(x);
-    std::vector<std::uint32_t> skips, caches;
+    std::vector<std::uint32_t> skips, cached;
     const std::size_t layers = nodes / 4;  // 2 nodes per layer down, 2 up
     for (std::size_t l = 0; l < layers; ++l) {
         const std::size_t bytes = std::size_t{4096} << (rnd() % 6);
-        const auto skip = s.value(bytes), cache = s.value(bytes / 4), y = s.value(bytes);
-        s.node({x}, {skip, cache});
+        const auto skip = s.value(bytes);
+        const auto cache = caches ? s.value(bytes / 4) : 0;
+        const auto y = s.value(bytes);
+        if (caches) {
+            s.node({x}, {skip, cache});
+            cached.push_back(cache);
+        } else {
+            s.node({x}, {skip});
+        }
         s.node({skip}, {y});
-        skips.push_back(skip);
-        caches.push_back(cache);
         x = y;
+        skips.push_back(skip);
     }
     for (std::size_t l = layers; l-- > 0;) {
         const auto u = s.value(s.sizes[skips[l]]), y = s.value(s.sizes[skips[l]]);
@@ -179,41 +186,25 @@ inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) {
         s.node({u, skips[l]}, {y});
         x = y;
     }
-    caches.push_back(x);
+    if (!caches) {
+        s.graph.outputs.push_back(x);
+        return s;
+    }
+    cached.push_back(x);
     const auto out = s.value(1024);
-    s.node(caches, std::span<const std::uint32_t>(&out, 1));
+    s.node(cached, std::span<const std::uint32_t>(&out, 1));
     s.graph.outputs.push_back(out);
     return s;
 }
 
-// A plain U-Net: each layer of the way down keeps a skip that the mirror
-// layer on the way up reads; sizes from 4 KiB to 128 KiB. The skips are
-// live together at the bottom, but no node reads more than two values: the
-// shape spilling is for (its floor is far below its bound).
-inline Synthetic unet(std::size_t nodes, std::uint64_t seed) {
-    Synthetic s;
-    XorShift rnd{seed};
-    std::uint32_t x = s.value(0);
-    s.graph.inputs.push_back(x);
-    std::vector<std::uint32_t> skips;
-    const std::size_t layers = nodes / 4;  // 2 nodes per layer down, 2 up
-    for (std::size_t l = 0; l < layers; ++l) {
-        const std::size_t bytes = std::size_t{4096} << (rnd() % 6);
-        const auto skip = s.value(bytes), y = s.value(bytes);
-        s.node({x}, {skip});
-        s.node({skip}, {y});
-        skips.push_back(skip);
-        x = y;
-    }
-    for (std::size_t l = layers; l-- > 0;) {
-        const auto u = s.value(s.sizes[skips[l]]), y = s.value(s.sizes[skips[l]]);
-        s.node({x}, {u});
-        s.node({u, skips[l]}, {y});
-        x = y;
-    }
-    s.graph.outputs.push_back(x);
-    return s;
-}
+// Many values live across thousands of nodes: a U-Net whose layers also
+// write a cache entry the last node reads.
+inline Synthetic long_lived(std::size_t nodes, std::uint64_t seed) { return unet_with(nodes, seed, true); }
+
+// A plain U-Net: the skips are live together at the bottom, but no node
+// reads more than two values: the shape spilling is for (its floor is far
+// below its bound).
+inline Synthetic unet(std::size_t nodes, std::uint64_t seed) { return unet_with(nodes, seed, false); }
 
 // RandWire (Xie et al. 2019): stages of Watts-Strogatz graphs (each node
 // joined to its k nearest on a ring, each edge rewired with probability p),

@@ -210,23 +210,8 @@ TEST_CASE("spaces: two buffers of one space that overlap are caught, named by th
     CHECK(r.error().other == 2);
 }
 
-namespace {
-
-// x -> d (300 bytes, read last), then a (200) -> b (a view of a) -> c (200)
-// -> y (100, read with d). Aligned to 64: d 320, a 256, c 256, y 128.
-ir::Graph chain_with_long_lived() {
-    ir::Builder b("long_lived");
-    b.tensor("x", test::f32, {25}).tensor("d", test::f32, {75}).tensor("a", test::f32, {50});
-    b.tensor("b", test::f32, {50}).tensor("c", test::f32, {50}).tensor("y", test::f32, {25});
-    b.input("x").node("D", {"x"}, {"d"}).node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"b"});
-    b.node("C", {"b"}, {"c"}).node("Y", {"c", "d"}, {"y"}).output("y");
-    return b.build();
-}
-
-}  // namespace
-
 TEST_CASE("spaces on a graph: owners, views and scratch each in one space, validated per space") {
-    const auto g = chain_with_long_lived();
+    const auto g = test::chain_with_long_lived();
     const auto views = ir::views_from_ops(g);
     const auto oracle = orm::static_size_oracle(g);
     orm::PlanOptions options;
@@ -339,7 +324,7 @@ TEST_CASE("spaces on a graph: owners, views and scratch each in one space, valid
 }
 
 TEST_CASE("node floors: each node's operands (views as their roots) and scratch, aligned") {
-    const auto g = chain_with_long_lived();
+    const auto g = test::chain_with_long_lived();
     orm::PlanOptions options;
     options.scratch_bytes = {0, 0, 0, 96, 0};
     const auto floors = orm::node_floors(g, ir::views_from_ops(g), orm::static_size_oracle(g), options, 64);

@@ -234,23 +234,8 @@ TEST_CASE("spill: validate_spill rejects a use while out, an overlap, a copy in 
     }
 }
 
-namespace {
-
-// x -> D -> d (300 B, read again at the end); x -> A -> a (200) -> Reshape -> b (a view) -> C -> c (200) ->
-// Y(c, d) -> y (100). Positions D 0, A 1, Reshape 2, C 3, Y 4.
-ir::Graph chain_with_long_lived() {
-    ir::Builder b("long_lived");
-    b.tensor("x", test::f32, {25}).tensor("d", test::f32, {75}).tensor("a", test::f32, {50});
-    b.tensor("b", test::f32, {50}).tensor("c", test::f32, {50}).tensor("y", test::f32, {25});
-    b.input("x").node("D", {"x"}, {"d"}).node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"b"});
-    b.node("C", {"b"}, {"c"}).node("Y", {"c", "d"}, {"y"}).output("y");
-    return b.build();
-}
-
-}  // namespace
-
 TEST_CASE("spill on a graph: d waits in the host while C runs, its view and scratch with it") {
-    const auto g = chain_with_long_lived();
+    const auto g = test::chain_with_long_lived();
     const auto views = ir::views_from_ops(g);
     const auto oracle = orm::static_size_oracle(g);
     const auto id = [&](const char* n) { return test::id(g, n); };
@@ -398,7 +383,7 @@ TEST_CASE("spill: on up to 8 buffers, best moves exactly what the cheapest set o
 }
 
 TEST_CASE("spill in a PlannedModel: each request equals plan_arena_spill's plan and validates") {
-    const auto g = chain_with_long_lived();
+    const auto g = test::chain_with_long_lived();
     const auto views = ir::views_from_ops(g);
     const auto base = orm::static_size_oracle(g);
     orm::PlanOptions options;

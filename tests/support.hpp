@@ -77,4 +77,17 @@ inline ValueId id(const ir::Graph& g, std::string_view name) {
     return *v;
 }
 
+// x -> D -> d (300 bytes, read last), A -> a (200) -> Reshape -> b (a view of
+// a) -> C -> c (200) -> Y(c, d) -> y (100). Positions D 0, A 1, Reshape 2,
+// C 3, Y 4; aligned to 64: d 320, a 256, c 256, y 128. The spaces' and the
+// spills' tests share it.
+inline ir::Graph chain_with_long_lived() {
+    ir::Builder b("long_lived");
+    b.tensor("x", f32, {25}).tensor("d", f32, {75}).tensor("a", f32, {50});
+    b.tensor("b", f32, {50}).tensor("c", f32, {50}).tensor("y", f32, {25});
+    b.input("x").node("D", {"x"}, {"d"}).node("A", {"x"}, {"a"}).node("Reshape", {"a"}, {"b"});
+    b.node("C", {"b"}, {"c"}).node("Y", {"c", "d"}, {"y"}).output("y");
+    return b.build();
+}
+
 }  // namespace test
