@@ -16,9 +16,9 @@
 // plan (caching_allocator.hpp); it always fits. `best` makes all and keeps
 // the one that moves the fewest bytes: never more than the caching allocator.
 // The slow segments are packed as one arena too. With compute costs, copies
-// in then move earlier to overlap with compute (spill_prefetch.hpp). Feasible exactly where the
-// capacity is at least every position's floor; below, the error lists the
-// positions that pass it (the fit report).
+// in then move earlier to overlap with compute (spill_prefetch.hpp).
+// Feasible exactly where the capacity is at least every position's floor;
+// below, the error lists the positions that pass it (the fit report).
 #pragma once
 
 #include <algorithm>
@@ -51,7 +51,7 @@ namespace detail {
 // gaps)) and the packings.
 [[nodiscard]] inline bool exact_runs(const SpillProblem& p, const SpillOptions& o, std::size_t below, FastRuns& runs) {
     const std::size_t G = p.gaps.size(), R = p.ranks();
-    if (G > o.exact_gaps || G >= 32) return false;
+    if (G > std::min<std::uint32_t>(o.exact_gaps, 20)) return false;  // 2^20 sets at most, whatever is asked
     const std::uint32_t sets = std::uint32_t{1} << G;
     std::vector<std::size_t> cost(sets, 0);
     for (std::uint32_t m = 1; m < sets; ++m) {

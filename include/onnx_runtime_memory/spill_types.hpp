@@ -38,7 +38,8 @@ struct SpillOptions {
     // Up to this many gaps (a gap: where a buffer may be out, between two
     // uses or at either end of its life), every set of them is tried, the
     // cheapest first, each packed by the exact search: the least bytes any
-    // plan of whole gaps moves. At most `exact_packings` packings.
+    // plan of whole gaps moves. At most `exact_packings` packings, and never
+    // past 20 gaps (2^20 sets), whatever is asked.
     std::uint32_t exact_gaps = 14;
     std::uint32_t exact_packings = 512;
     // Compute costs: node_seconds[t], the seconds the node at position t
