@@ -187,7 +187,8 @@ struct FastRuns {
 // The least bytes any plan within `capacity` moves. At a position p, the
 // bytes live there less the capacity must be out, each byte costing 1 (a
 // gap at either end of a buffer's life) or 2 (out and back in), cheapest
-// first. One copy out and in covers one gap, so positions no gap spans two
+// first; and whole buffers go out, so at least the cheapest gap holding p
+// does. One copy out and in covers one gap, so positions no gap spans two
 // of add up: the most such a set gives, by dynamic programming over the
 // positions, where left(p) is the first rank of any gap holding p. O((n +
 // gaps) log).
@@ -211,18 +212,25 @@ struct FastRuns {
     sort_by(by_first, [&](std::uint32_t g) { return p.gaps[g].first; });
     using Open = std::pair<std::uint32_t, std::uint32_t>;  // a gap's first and last rank
     std::priority_queue<Open, std::vector<Open>, std::greater<>> open;
+    using Priced = std::pair<std::size_t, std::uint32_t>;  // a gap's cost and last rank
+    std::priority_queue<Priced, std::vector<Priced>, std::greater<>> cheapest;
     std::vector<std::size_t> best_upto(R, 0);  // the most a set of positions up to r gives
     std::size_t live_bytes = 0, one_bytes = 0, next = 0, best = 0;
     for (std::uint32_t r = 0; r < R; ++r) {
         live_bytes += live[r];
         one_bytes += one_ended[r];
-        for (; next < by_first.size() && p.gaps[by_first[next]].first == r; ++next)
-            open.push({r, p.gaps[by_first[next]].last});
+        for (; next < by_first.size() && p.gaps[by_first[next]].first == r; ++next) {
+            const SpillGap& gap = p.gaps[by_first[next]];
+            open.push({r, gap.last});
+            cheapest.push({p.cost(gap), gap.last});
+        }
         while (!open.empty() && open.top().second < r) open.pop();
+        while (!cheapest.empty() && cheapest.top().second < r) cheapest.pop();
         std::size_t here = 0;
         if (live_bytes > capacity) {
             const std::size_t excess = live_bytes - capacity;
             here = std::min(excess, one_bytes) + 2 * (excess - std::min(excess, one_bytes));
+            if (!cheapest.empty()) here = std::max(here, cheapest.top().first);  // some gap holds r: see above
             const std::uint32_t left = open.empty() ? r : open.top().first;
             if (left > 0) here = saturating_add(here, best_upto[left - 1]);
         }
