@@ -18,6 +18,7 @@
 #include "../spill_types.hpp"
 #include "checked.hpp"
 #include "lower_bounds.hpp"
+#include "max_tree.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -185,52 +186,76 @@ struct FastRuns {
 }
 
 // The least bytes any plan within `capacity` moves. At a position p, the
-// bytes live there less the capacity must be out, each byte costing 1 (a
-// gap at either end of a buffer's life) or 2 (out and back in), cheapest
-// first; and whole buffers go out, so at least the cheapest gap holding p
-// does. One copy out and in covers one gap, so positions no gap spans two
-// of add up: the most such a set gives, by dynamic programming over the
-// positions, where left(p) is the first rank of any gap holding p. O((n +
-// gaps) log).
+// bytes live there less the capacity (E) must be out, in whole gaps holding
+// p: either one of at least E bytes (at least the cheapest such), or only
+// smaller ones, each byte of them costing 1 (a gap at either end of a
+// buffer's life) or 2 (out and back in), cheapest first. One copy out and
+// in covers one gap, so positions no gap spans two of add up: the most such
+// a set gives, by dynamic programming over the positions, where left(p) is
+// the first rank of any gap holding p. O((n + gaps) log).
 [[nodiscard]] inline std::size_t spill_lower_bound(const SpillProblem& p, std::size_t capacity) {
-    const std::size_t R = p.ranks();
+    const std::size_t R = p.ranks(), G = p.gaps.size();
     if (capacity == unbounded || R == 0) return 0;
-    // Live bytes and the one-ended gaps' bytes by rank, as differences (exact modulo 2^64, and the totals fit).
-    std::vector<std::size_t> live(R + 1, 0), one_ended(R + 1, 0);
+    std::vector<std::size_t> live(R + 1, 0);  // live bytes by rank, as differences (exact modulo 2^64; the totals fit)
     for (std::size_t i = 0; i < p.buffers(); ++i) {
         live[p.first[i]] += p.size[i];
         live[p.last[i] + 1] -= p.size[i];
     }
-    std::vector<std::uint32_t> by_first(p.gaps.size());
-    for (std::uint32_t g = 0; g < by_first.size(); ++g) {
-        by_first[g] = g;
-        const SpillGap& gap = p.gaps[g];
-        if (gap.ends == SpillGap::Ends::both) continue;
-        one_ended[gap.first] += p.size[gap.buffer];
-        one_ended[gap.last + 1] -= p.size[gap.buffer];
+    // The gaps by size (each its own place), opened at their first rank and closed past their last.
+    std::vector<std::uint32_t> by_size(G), place(G), opens(G), closes(G);
+    for (std::uint32_t g = 0; g < G; ++g) by_size[g] = opens[g] = closes[g] = g;
+    sort_by(by_size, [&](std::uint32_t g) { return p.size[p.gaps[g].buffer]; });
+    std::vector<std::size_t> sizes(G);
+    for (std::uint32_t k = 0; k < G; ++k) {
+        place[by_size[k]] = k;
+        sizes[k] = p.size[p.gaps[by_size[k]].buffer];
     }
-    sort_by(by_first, [&](std::uint32_t g) { return p.gaps[g].first; });
+    sort_by(opens, [&](std::uint32_t g) { return p.gaps[g].first; });
+    sort_by(closes, [&](std::uint32_t g) { return p.gaps[g].last; });
+    // Over places: the open gaps' bytes, one-ended and both-ended (Fenwick sums), and their cheapest cost (~cost, maxima).
+    std::vector<std::size_t> one_sum(G + 1, 0), two_sum(G + 1, 0);
+    const auto add = [&](std::vector<std::size_t>& tree, std::size_t k, std::size_t v, bool up) {
+        for (++k; k <= G; k += k & (~k + 1)) tree[k] = up ? tree[k] + v : tree[k] - v;
+    };
+    const auto below = [&](const std::vector<std::size_t>& tree, std::size_t k) {  // places [0, k)
+        std::size_t total = 0;
+        for (; k > 0; k -= k & (~k + 1)) total += tree[k];
+        return total;
+    };
+    MaxTree priced;
+    priced.reset(G);
+    const auto toggle = [&](std::uint32_t g, bool open) {
+        const SpillGap& gap = p.gaps[g];
+        add(gap.ends == SpillGap::Ends::both ? two_sum : one_sum, place[g], p.size[gap.buffer], open);
+        priced.set(place[g], open ? ~std::uint64_t{p.cost(gap)} : 0);
+    };
     using Open = std::pair<std::uint32_t, std::uint32_t>;  // a gap's first and last rank
     std::priority_queue<Open, std::vector<Open>, std::greater<>> open;
-    using Priced = std::pair<std::size_t, std::uint32_t>;  // a gap's cost and last rank
-    std::priority_queue<Priced, std::vector<Priced>, std::greater<>> cheapest;
     std::vector<std::size_t> best_upto(R, 0);  // the most a set of positions up to r gives
-    std::size_t live_bytes = 0, one_bytes = 0, next = 0, best = 0;
+    std::size_t live_bytes = 0, next_open = 0, next_close = 0, best = 0;
+    const auto cover = [](std::size_t excess, std::size_t one, std::size_t two) {  // fractional, or none
+        if (one + two < excess) return unbounded;
+        return std::min(excess, one) + 2 * (excess - std::min(excess, one));
+    };
     for (std::uint32_t r = 0; r < R; ++r) {
         live_bytes += live[r];
-        one_bytes += one_ended[r];
-        for (; next < by_first.size() && p.gaps[by_first[next]].first == r; ++next) {
-            const SpillGap& gap = p.gaps[by_first[next]];
-            open.push({r, gap.last});
-            cheapest.push({p.cost(gap), gap.last});
+        for (; next_close < G && p.gaps[closes[next_close]].last < r; ++next_close) toggle(closes[next_close], false);
+        for (; next_open < G && p.gaps[opens[next_open]].first == r; ++next_open) {
+            toggle(opens[next_open], true);
+            open.push({r, p.gaps[opens[next_open]].last});
         }
         while (!open.empty() && open.top().second < r) open.pop();
-        while (!cheapest.empty() && cheapest.top().second < r) cheapest.pop();
         std::size_t here = 0;
-        if (live_bytes > capacity) {
+        if (live_bytes > capacity && G > 0) {
             const std::size_t excess = live_bytes - capacity;
-            here = std::min(excess, one_bytes) + 2 * (excess - std::min(excess, one_bytes));
-            if (!cheapest.empty()) here = std::max(here, cheapest.top().first);  // some gap holds r: see above
+            const auto small = static_cast<std::size_t>(std::lower_bound(sizes.begin(), sizes.end(), excess) - sizes.begin());
+            const std::uint64_t big = small < G ? priced.highest(small, G - 1) : 0;
+            const std::size_t one_big = big == 0 ? unbounded : static_cast<std::size_t>(~big);
+            const std::size_t smalls = cover(excess, below(one_sum, small), below(two_sum, small));
+            const std::size_t all = cover(excess, below(one_sum, G), below(two_sum, G));
+            const std::uint64_t any = priced.highest(0, G - 1);  // some gap holds r: the live bytes pass the floor
+            here = std::max({all == unbounded ? 0 : all, any == 0 ? 0 : static_cast<std::size_t>(~any),
+                             std::min(one_big, smalls) == unbounded ? 0 : std::min(one_big, smalls)});
             const std::uint32_t left = open.empty() ? r : open.top().first;
             if (left > 0) here = saturating_add(here, best_upto[left - 1]);
         }
