@@ -110,14 +110,8 @@ template <activation_graph G, size_oracle Oracle>
                                                                         const PlanOptions& plan_options,
                                                                         const GraphSpaceOptions& space_options,
                                                                         const ArenaOptions& options = {}) {
-    const auto refused = [](PlanError e) {
-        SpaceError err;
-        err.kind = SpaceError::Kind::bad_records;
-        err.plan = e;
-        return unexpected(err);
-    };
     auto live = compute_liveness(g, views, plan_options);
-    if (!live) return refused(live.error());
+    if (!live) return refused_records<SpaceError>(live.error());
     for (const ValueSpaces& e : space_options.values)
         if (e.value >= live->value_count()) {
             SpaceError err;
@@ -127,12 +121,12 @@ template <activation_graph G, size_oracle Oracle>
         }
     const auto& scratch = plan_options.scratch_bytes;
     auto request = detail::size_for_plan(*live, oracle, plan_options.unknown_sizes, scratch);
-    if (!request) return refused(request.error());
+    if (!request) return refused_records<SpaceError>(request.error());
     if (request->deferred) return SpacedArenaStatus::deferred(std::move(request->sizes.unknown));
     const Liveness& planned = request->planned(*live);
     std::vector<Buffer> records;
     owner_buffers(planned, request->sizes.bytes, records);
-    if (auto ok = pin_owners(planned, plan_options.pinned, records); !ok) return refused(ok.error());
+    if (auto ok = pin_owners(planned, plan_options.pinned, records); !ok) return refused_records<SpaceError>(ok.error());
     scratch_buffers(scratch, records);
     const std::size_t owners = planned.owners.size();
 
@@ -160,7 +154,7 @@ template <activation_graph G, size_oracle Oracle>
         ArenaOptions in_first = options;
         in_first.alignment = so.spaces[first].alignment;
         auto today = detail::plan_owner_offsets(*live, oracle, in_first, plan_options);
-        if (!today) return refused(today.error());
+        if (!today) return refused_records<SpaceError>(today.error());
         if (today->is_complete() && today->plan().arena_bytes <= so.spaces[first].capacity) {
             const ArenaPlan& p = today->plan();
             for (std::size_t i = 0; i < owners; ++i) record_offset[i] = p.offsets[planned.owners[i]];

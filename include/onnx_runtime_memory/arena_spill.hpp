@@ -134,17 +134,11 @@ template <activation_graph G, size_oracle Oracle>
                                                                         Oracle&& oracle,
                                                                         const PlanOptions& plan_options,
                                                                         const SpillOptions& options = {}) {
-    const auto refused = [](PlanError e) {
-        SpillError err;
-        err.kind = SpillError::Kind::bad_records;
-        err.plan = e;
-        return unexpected(err);
-    };
     auto live = compute_liveness(g, views, plan_options);
-    if (!live) return refused(live.error());
+    if (!live) return refused_records<SpillError>(live.error());
     const auto& scratch = plan_options.scratch_bytes;
     auto request = detail::size_for_plan(*live, oracle, plan_options.unknown_sizes, scratch);
-    if (!request) return refused(request.error());
+    if (!request) return refused_records<SpillError>(request.error());
     if (request->deferred) return SpilledArenaStatus::deferred(std::move(request->sizes.unknown));
     const Liveness& planned = request->planned(*live);
     BufferUses value_uses;

@@ -102,16 +102,10 @@ public:
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, SpillError> plan_spilled(Oracle&& oracle, const SpillOptions& options,
                                                              std::span<const std::size_t> scratch_bytes) {
-        const auto refused = [](PlanError e) {
-            SpillError err;
-            err.kind = SpillError::Kind::bad_records;
-            err.plan = e;
-            return unexpected(err);
-        };
-        if (auto ok = scratch_by_position(scratch_bytes); !ok) return refused(ok.error());
+        if (auto ok = scratch_by_position(scratch_bytes); !ok) return refused_records<SpillError>(ok.error());
         const Liveness& live = planner_.liveness();
         auto request = detail::size_for_plan(live, oracle, options_.unknown_sizes, position_scratch_);
-        if (!request) return refused(request.error());
+        if (!request) return refused_records<SpillError>(request.error());
         if (request->deferred) return Outcome::deferred;
         SpilledArenaPlan next;
         if (auto ok = detail::spill_request(request->planned(live), request->sizes, position_scratch_, value_uses_,

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "detail/checked.hpp"
@@ -116,6 +117,16 @@ struct SpaceError {
     }
 };
 
+// A planner built on compute_liveness or plan_offsets refuses what they
+// refused: their PlanError, as `Error`'s bad_records (SpaceError, SpillError).
+template <class Error>
+[[nodiscard]] unexpected<Error> refused_records(const PlanError& e) {
+    Error err;
+    err.kind = Error::Kind::bad_records;
+    err.plan = e;
+    return unexpected<Error>(std::move(err));
+}
+
 namespace detail {
 
 // Buffer i's preference list, once the options are checked.
@@ -159,13 +170,7 @@ namespace detail {
                                                                  const SpaceOptions& space_options,
                                                                  const ArenaOptions& options = {}) {
     using Kind = SpaceError::Kind;
-    const auto refused = [](PlanError e) {
-        SpaceError err;
-        err.kind = Kind::bad_records;
-        err.plan = e;
-        return unexpected(err);
-    };
-    if (auto ok = detail::check_buffers(buffers); !ok) return refused(ok.error());
+    if (auto ok = detail::check_buffers(buffers); !ok) return refused_records<SpaceError>(ok.error());
     const std::size_t n = buffers.size();
     auto resolved = detail::resolved_spaces(space_options, options.alignment, n);
     if (!resolved) return unexpected(resolved.error());
@@ -276,7 +281,7 @@ namespace detail {
                 PlanError e = packed.error();
                 if (e.value < member_of.size()) e.value = member_of[e.value];
                 if (e.other < member_of.size()) e.other = member_of[e.other];
-                return refused(e);
+                return refused_records<SpaceError>(e);
             }
             SpaceArena& arena = plan.arenas[s];
             arena = {packed->arena_bytes, packed->lower_bound_bytes, members.size(), packed->strategy};

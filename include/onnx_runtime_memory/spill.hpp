@@ -43,6 +43,22 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
+// Packs the runs in the fast space by plan_offsets (in the caller's times:
+// with nothing spilled, the plan is plan_offsets' own) and sets their
+// offsets; returns the arena's bytes, or `unbounded` where it refused them.
+// `records` is scratch space.
+[[nodiscard]] inline std::size_t pack_runs(const SpillProblem& p, const ArenaOptions& packing,
+                                           std::vector<Buffer>& records, FastRuns& runs) {
+    records.clear();
+    for (std::uint32_t b = 0; b < p.buffers(); ++b)
+        for (std::size_t i = runs.begin[b]; i < runs.begin[b + 1]; ++i)
+            records.push_back({p.size[b], p.time[runs.runs[i].first], p.time[runs.runs[i].last], no_offset});
+    auto packed = plan_offsets(records, packing);
+    if (!packed) return unbounded;
+    for (std::size_t i = 0; i < records.size(); ++i) runs.runs[i].offset = packed->offsets[i];
+    return packed->arena_bytes;
+}
+
 // The cheapest set of whole gaps to take out whose runs pack within the
 // capacity: the sets in order of the bytes they move (then by mask), each
 // whose load fits packed by plan_offsets with its exact search (at least
@@ -87,14 +103,8 @@ namespace detail {
         if (!fits) continue;
         ++packings;
         runs_around_gaps(p, out, runs);
-        records.clear();
-        for (std::uint32_t b = 0; b < p.buffers(); ++b)
-            for (std::size_t i = runs.begin[b]; i < runs.begin[b + 1]; ++i)
-                records.push_back({p.size[b], p.time[runs.runs[i].first], p.time[runs.runs[i].last], no_offset});
-        auto packed = plan_offsets(records, packing);
-        if (!packed || packed->arena_bytes > o.fast.capacity) continue;
-        for (std::size_t i = 0; i < records.size(); ++i) runs.runs[i].offset = packed->offsets[i];
-        return true;
+        const std::size_t arena = pack_runs(p, packing, records, runs);
+        if (arena != unbounded && arena <= o.fast.capacity) return true;
     }
     return false;
 }
@@ -149,14 +159,9 @@ namespace detail {
             if (round > 0 && !spill_by_load(p, target, rules[k], out[k])) break;
             runs_around_gaps(p, out[k], runs);
             if (moved_bytes(p, runs) > best_moved) break;
-            records.clear();  // in the caller's times: unspilled, the plan is plan_offsets' own
-            for (std::uint32_t b = 0; b < p.buffers(); ++b)
-                for (std::size_t i = runs.begin[b]; i < runs.begin[b + 1]; ++i)
-                    records.push_back({p.size[b], p.time[runs.runs[i].first], p.time[runs.runs[i].last], no_offset});
-            auto packed = plan_offsets(records, packing);
-            if (!packed) break;
-            if (packed->arena_bytes <= capacity) {
-                for (std::size_t i = 0; i < records.size(); ++i) runs.runs[i].offset = packed->offsets[i];
+            const std::size_t arena = pack_runs(p, packing, records, runs);
+            if (arena == unbounded) break;
+            if (arena <= capacity) {
                 consider(SpillStrategy::planned);
                 break;
             }
@@ -165,7 +170,7 @@ namespace detail {
                 consider(SpillStrategy::planned);
             }
             // Fragmentation: aim lower by what it cost.
-            const std::size_t over = saturating_align_up(packed->arena_bytes - capacity, align);
+            const std::size_t over = saturating_align_up(arena - capacity, align);
             if (target < floor || target - floor < over) break;
             target -= over;
         }
