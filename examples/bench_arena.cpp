@@ -2,15 +2,19 @@
 // peer, on three graph families and the MiniMalloc hard set.
 //
 //   bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] [--seed-offset K]
-//               [--first-fit-steps S]
+//               [--first-fit-steps S] [--seeds K] [--held-out] [--families a,b,...] [--peer-max-nodes N]
 //
-// For each family (residual chains with short lifetimes, random DAGs with
-// mixed lifetimes, U-Nets whose skips and caches live across thousands of
-// nodes) at 1k to 1M nodes: the default plan_arena time (median of 3), its
+// For each family (residual chains with short lifetimes; residual blocks
+// whose skip outlives the block; random DAGs with mixed lifetimes; U-Nets
+// whose skips and caches live across thousands of nodes; chains that keep
+// one value in 64 for thousands of nodes, as graph outputs or only read)
+// at 1k to 1M nodes and --seeds seeds each (--held-out: from a base the
+// tuning never saw): the default plan_arena time (median of 3), its
 // time / (n log2 n) against the 10k row, the heap it holds at its peak (per
 // owner), the sweep alone, the arena over the lower bound, the strategy that
 // won; and TFLite's greedy-by-size offsets
-// (written here from its published algorithm, O(n^2)) up to 20k nodes. Then
+// (written here from its published algorithm, O(n^2)) up to --peer-max-nodes
+// (20k). Then
 // the MiniMalloc instances through the graph-free layer with their real
 // time stamps, and random perfect packings (known optima) the same way.
 // --work-per-owner raises (or lowers) the budget of the family rows,
@@ -68,6 +72,9 @@ int main(int argc, char** argv) {
     std::string minimalloc = ORM_DATA_DIR "/benchmarks/minimalloc";
     orm::ArenaOptions options;  // the defaults unless --work-per-owner
     std::uint64_t seed_offset = 0;  // other graphs of the same families
+    std::size_t seeds = 1, peer_max_nodes = 20000;
+    bool held_out = false;  // seeds from a base no tuning looked at
+    std::string only;       // ",name,name,": these families only
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--max-nodes" && i + 1 < argc) max_nodes = std::stoul(argv[++i]);
@@ -76,9 +83,14 @@ int main(int argc, char** argv) {
         else if (a == "--work-per-owner" && i + 1 < argc) options.work_per_owner = std::stoul(argv[++i]);
         else if (a == "--first-fit-steps" && i + 1 < argc) options.first_fit_steps = std::stoul(argv[++i]);
         else if (a == "--seed-offset" && i + 1 < argc) seed_offset = std::stoull(argv[++i]);
+        else if (a == "--seeds" && i + 1 < argc) seeds = std::stoul(argv[++i]);
+        else if (a == "--held-out") held_out = true;
+        else if (a == "--families" && i + 1 < argc) only = "," + std::string(argv[++i]) + ",";
+        else if (a == "--peer-max-nodes" && i + 1 < argc) peer_max_nodes = std::stoul(argv[++i]);
         else {
             std::fprintf(stderr, "usage: bench_arena [--max-nodes N] [--minimalloc DIR] [--proof-ms MS] [--work-per-owner W] "
-                                 "[--seed-offset K] [--first-fit-steps S]\n");
+                                 "[--seed-offset K] [--first-fit-steps S] [--seeds K] [--held-out] [--families a,b] "
+                                 "[--peer-max-nodes N]\n");
             return 1;
         }
     }
@@ -90,16 +102,38 @@ int main(int argc, char** argv) {
         const char* name;
         Synthetic (*make)(std::size_t, std::uint64_t);
     };
-    const Family families[] = {{"residual", synthetic::residual_chain},
-                               {"random_dag", synthetic::random_dag},
-                               {"long_lived", synthetic::long_lived}};
+    const Family families[] = {
+        {"residual", synthetic::residual_chain},
+        {"blocks", [](std::size_t n, std::uint64_t seed) { return synthetic::residual_blocks(n, seed); }},
+        {"blocks_wide", [](std::size_t n, std::uint64_t seed) {  // skip as wide as the widest block, no views
+             synthetic::ResidualShape shape;
+             shape.skip_rows = 1024;
+             shape.view_every = 0;
+             return synthetic::residual_blocks(n, seed, shape);
+         }},
+        {"random_dag", synthetic::random_dag},
+        {"long_lived", synthetic::long_lived},
+        {"kept", [](std::size_t n, std::uint64_t seed) { return synthetic::kept_values(n, seed); }},
+        {"kept_read", [](std::size_t n, std::uint64_t seed) {  // kept values only read, over 200 to 20,000 nodes
+             synthetic::KeptShape shape;
+             shape.kept_are_outputs = false;
+             shape.min_span = 200;
+             shape.max_span = 20000;
+             shape.read_one_in = 64;
+             return synthetic::kept_values(n, seed, shape);
+         }},
+    };
+    // The tuned seeds: (golden ratio ^ nodes) + offset + k; the held-out ones another base.
+    const std::uint64_t seed_base = held_out ? 0xD1B54A32D192ED03ull : 0x9E3779B97F4A7C15ull;
     constexpr std::size_t alignment = 64;
     std::printf("default plan_arena (alignment 64, work_per_owner %zu, first_fit_steps %zu, seed offset %llu), median of 3; "
                 "ratio: time / (n log2 n) against the 10k row;\nB/owner: the heap the plan holds at its peak, per owner\n",
                 options.work_per_owner, options.first_fit_steps, static_cast<unsigned long long>(seed_offset));
-    std::printf("%-11s %8s %8s %10s %7s %7s %9s %9s %-18s %11s %9s\n", "family", "nodes", "owners", "default ms", "ratio",
-                "B/owner", "sweep ms", "/ bound", "strategy", "tflite ms", "/ bound");
-    for (const Family& f : families) {
+    std::printf("%-11s %4s %8s %8s %10s %7s %7s %9s %9s %-18s %11s %9s\n", "family", "seed", "nodes", "owners",
+                "default ms", "ratio", "B/owner", "sweep ms", "/ bound", "strategy", "tflite ms", "/ bound");
+    for (const Family& f : families)
+    for (std::size_t k = 0; k < seeds; ++k) {
+        if (!only.empty() && only.find("," + std::string(f.name) + ",") == std::string::npos) continue;
         // Rows are printed once the 10k row is in, so that the smaller sizes get their ratio too.
         struct Row {
             std::size_t nodes, owners;
@@ -111,7 +145,7 @@ int main(int argc, char** argv) {
         double at_10k = 0;
         for (std::size_t nodes : {1000u, 5000u, 10000u, 20000u, 100000u, 1000000u}) {
             if (nodes > max_nodes) break;
-            const Synthetic s = f.make(nodes, (0x9E3779B97F4A7C15ull ^ nodes) + seed_offset);
+            const Synthetic s = f.make(nodes, (seed_base ^ nodes) + seed_offset + k);
             const auto oracle = s.oracle();
             auto live = orm::compute_liveness(s.graph, s.views);
             if (!live) return 1;
@@ -136,7 +170,7 @@ int main(int argc, char** argv) {
             Row row{nodes, live->owners.size(), ms, per, static_cast<double>(peak) / n, sweep_ms,
                     static_cast<double>(plan.arena_bytes) / static_cast<double>(bound), orm::to_string(plan.strategy),
                     "        -         -"};
-            if (nodes <= 20000) {
+            if (nodes <= peer_max_nodes) {
                 const auto records = owner_records(*live, s.sizes);
                 std::size_t arena = 0;
                 const double peer_ms = 1e3 * median_of(1, [&] { arena = tflite_like::greedy_by_size_offsets(records, alignment); });
@@ -148,9 +182,10 @@ int main(int argc, char** argv) {
         for (const Row& r : rows) {
             char ratio[16] = "      ";
             if (at_10k > 0) std::snprintf(ratio, sizeof ratio, "%7.2f", r.per / at_10k);
-            std::printf("%-11s %8zu %8zu %10.2f %7s %7.0f %9.2f %9.4f %-18s %s\n", f.name, r.nodes, r.owners, r.ms, ratio,
-                        r.peak_per_owner, r.sweep_ms, r.over_bound, r.strategy, r.peer);
+            std::printf("%-11s %4zu %8zu %8zu %10.2f %7s %7.0f %9.2f %9.4f %-18s %s\n", f.name, k, r.nodes, r.owners, r.ms,
+                        ratio, r.peak_per_owner, r.sweep_ms, r.over_bound, r.strategy, r.peer);
         }
+        std::fflush(stdout);
     }
 
     std::printf("\nMiniMalloc instances (%s) through plan_offsets with their real time stamps, alignment 1;\n"

@@ -130,6 +130,81 @@ inline Synthetic residual_chain(std::size_t nodes, std::uint64_t seed) {
     return s;
 }
 
+// Residual stages as a user writes them (the shape bench_arena's
+// residual_chain lacks: the skip outlives a block of two), each block
+// `Conv x -> a`, `Relu a -> b`, one block in `view_every` a Reshape view of
+// b, `Add x b -> y`: the skip x is alive across the block, a and b are one
+// of `widths` rows wide, drawn per block.
+struct ResidualShape {
+    std::size_t skip_rows = 256;
+    std::vector<std::size_t> widths{64, 128, 256, 512, 1024};
+    std::size_t row_bytes = 64 * 4;  // 64 floats
+    std::size_t view_every = 8;      // 0: no views
+};
+inline Synthetic residual_blocks(std::size_t nodes, std::uint64_t seed, const ResidualShape& shape = {}) {
+    Synthetic s;
+    XorShift rnd{seed};
+    std::uint32_t x = s.value(shape.skip_rows * shape.row_bytes);
+    s.graph.inputs.push_back(x);
+    for (std::size_t block = 0; s.graph.node_count() + 4 <= nodes; ++block) {
+        const std::size_t bytes = shape.widths[rnd() % shape.widths.size()] * shape.row_bytes;
+        const auto a = s.value(bytes), b = s.value(bytes);
+        s.node({x}, {a});
+        s.node({a}, {b});
+        std::uint32_t read = b;
+        if (shape.view_every > 0 && block % shape.view_every == shape.view_every - 1) {
+            read = s.value(bytes);
+            s.node({b}, {read});
+            s.views.insert(read, b);
+        }
+        const auto y = s.value(shape.skip_rows * shape.row_bytes);
+        s.node({x, read}, {y});
+        x = y;
+    }
+    s.graph.outputs.push_back(x);
+    return s;
+}
+
+// A chain of values of random width where one value in `keep_every` is
+// kept: read now and then (one node in `read_one_in`) over the next
+// `min_span` to `max_span` nodes, and, with `kept_are_outputs`, a graph
+// output (alive to the end).
+struct KeptShape {
+    std::size_t min_rows = 16, max_rows = 512, row_bytes = 64 * 4;
+    std::size_t keep_every = 64;
+    std::size_t min_span = 1000, max_span = 8000;
+    std::size_t read_one_in = 256;
+    bool kept_are_outputs = true;
+};
+inline Synthetic kept_values(std::size_t nodes, std::uint64_t seed, const KeptShape& shape = {}) {
+    Synthetic s;
+    XorShift rnd{seed};
+    const auto width = [&] { return (shape.min_rows + rnd() % (shape.max_rows - shape.min_rows + 1)) * shape.row_bytes; };
+    std::uint32_t x = s.value(width());
+    s.graph.inputs.push_back(x);
+    struct Kept {
+        std::uint32_t value;
+        std::size_t until;
+    };
+    std::vector<Kept> kept;  // in order of `until`'s arrival; dropped once past
+    std::vector<std::uint32_t> in;
+    for (std::size_t n = 0; n < nodes; ++n) {
+        const auto y = s.value(width());
+        in.assign(1, x);
+        std::erase_if(kept, [&](const Kept& k) { return k.until <= n; });
+        for (const Kept& k : kept)
+            if (rnd() % shape.read_one_in == 0) in.push_back(k.value);
+        s.node(in, std::span<const std::uint32_t>(&y, 1));
+        if (n % shape.keep_every == 0) {
+            kept.push_back({y, n + shape.min_span + rnd() % (shape.max_span - shape.min_span + 1)});
+            if (shape.kept_are_outputs) s.graph.outputs.push_back(y);
+        }
+        x = y;
+    }
+    if (s.graph.outputs.empty() || s.graph.outputs.back() != x) s.graph.outputs.push_back(x);
+    return s;
+}
+
 // A random DAG with mixed lifetimes: node n reads node n-1's output and, half
 // the time, an earlier output at a log-uniform distance (most short, some
 // across the whole graph); sizes log-uniform from 1 KiB to 1 MiB.
