@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "support.hpp"
+#include "synthetic.hpp"
 
 using orm::Buffer;
 using Kind = orm::ValidateError::Kind;
@@ -654,6 +655,76 @@ TEST_CASE("the skylines: valid plans, and each gives up at its arena") {
             CHECK(got == want);
         }
     }
+}
+
+TEST_CASE("the skyline by runs places as the skyline does, gives up at its arena, and past its rate") {
+    // Random problems, dense and sparse in time, sizes from 3 values (ties
+    // everywhere) to 400: the same offsets and arena as skyline() for each
+    // preference, the same give-up at the arena; then a rate it cannot keep.
+    namespace d = orm::detail;
+    auto rnd = xorshift(0x5C72u);
+    d::Skyline sky;
+    d::SkylineRuns runs;
+    for (int round = 0; round < 400; ++round) {
+        const std::size_t n = 1 + rnd() % 150, span = 1 + rnd() % 80;
+        const std::vector<Buffer> buffers = random_records(rnd, n, span, round % 2 == 0, round % 3 == 0 ? 3 : 400, false);
+        d::Buffers b;
+        REQUIRE(d::make_buffers(buffers, 16, b).has_value());
+        for (const auto prefer : {d::Prefer::size, d::Prefer::area, d::Prefer::lifetime}) {
+            INFO("round " << round << ", preference " << static_cast<int>(prefer));
+            std::vector<std::size_t> want, got;
+            std::size_t steps = d::size_max;
+            const std::size_t arena = d::skyline(b, prefer, nullptr, sky, want, steps);
+            steps = d::size_max;
+            REQUIRE(d::skyline_by_runs(b, prefer, runs, got, steps) == arena);
+            CHECK(got == want);
+            steps = d::size_max;
+            if (arena > 0) CHECK(d::skyline_by_runs(b, prefer, runs, got, steps, arena) == orm::no_offset);
+            steps = d::size_max;
+            CHECK(d::skyline_by_runs(b, prefer, runs, got, steps, arena + 1) == arena);
+            // Out of steps part way, or held to no steps a placement: it gives up.
+            const std::size_t took = d::size_max - steps;
+            if (took > 1) {
+                steps = took / 2;
+                CHECK(d::skyline_by_runs(b, prefer, runs, got, steps) == orm::no_offset);
+                steps = d::size_max;
+                CHECK(d::skyline_by_runs(b, prefer, runs, got, steps, orm::no_offset, 0) == orm::no_offset);
+            }
+        }
+    }
+}
+
+TEST_CASE("the skyline by runs: on residual blocks it reaches the bound the greedy orders miss, and on random DAGs its rate stops it early") {
+    // synthetic::residual_blocks at 20,000 nodes: by lifetime, by runs, the
+    // arena is the bound; the best greedy order (size, best fit) ends a
+    // skip's slot above, 10/9 of it. On a random DAG of 100,000 nodes, held
+    // to 4 log2 n steps a placement, it gives up having spent little.
+    namespace d = orm::detail;
+    const auto plan = [](const synthetic::Synthetic& s, d::Buffers& b) {
+        const auto live = orm::compute_liveness(s.graph, s.views);
+        REQUIRE(live.has_value());
+        std::vector<Buffer> records;
+        for (const orm::ValueId v : live->owners)
+            records.push_back({s.sizes[v], live->intervals[v].def, live->intervals[v].use_end});
+        REQUIRE(d::make_buffers(records, 64, b).has_value());
+        return orm::plan_offsets(records, {})->lower_bound_bytes;
+    };
+    d::Buffers b;
+    const std::size_t bound = plan(synthetic::residual_blocks(20000, 0x9E3779B97F4A7C15ull ^ 20000), b);
+    CHECK(bound == 589824);  // at a Relu of the widest block: the skip (64 KiB), its two values (256 KiB each)
+    d::SkylineRuns runs;
+    std::vector<std::size_t> offset;
+    const std::size_t rate = 4 * d::log2_steps(b.count());
+    std::size_t steps = d::size_max;
+    CHECK(d::skyline_by_runs(b, d::Prefer::lifetime, runs, offset, steps, orm::no_offset, rate) == bound);
+    CHECK(d::size_max - steps <= rate * b.count());
+
+    const std::size_t dag_bound = plan(synthetic::random_dag(100000, 7), b);
+    CHECK(dag_bound > 0);
+    steps = d::size_max;
+    CHECK(d::skyline_by_runs(b, d::Prefer::lifetime, runs, offset, steps, orm::no_offset, 4 * d::log2_steps(b.count())) ==
+          orm::no_offset);
+    CHECK(d::size_max - steps < b.count() * d::log2_steps(b.count()));  // an eighth of its allowance at most
 }
 
 TEST_CASE("meetings and meeting_pairs: each buffer's bytes of the others it meets, and the pairs, as a check of every pair gives") {

@@ -35,7 +35,10 @@
 // win, the sweep again on the problem mirrored in time (mirrored_sweep):
 // buffers arriving as they die; then, still above it, the best plan's top
 // repacked (repacked_top, detail/repack.hpp): its highest buffers placed
-// again by size. Pinned
+// again by size; last, where the skyline by lifetime did not fit in the
+// budget, the same skyline by runs (detail/skyline.hpp: O(log n) a round,
+// at most 4 log2 n steps a placement or it gives up; reported as
+// skyline_lifetime). Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, bounded by their own counts and not by the work

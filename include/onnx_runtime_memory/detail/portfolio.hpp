@@ -48,6 +48,7 @@ struct PlaceSpace {
     GreedySpace greedy;
     FirstFitSpace first_fit;
     Skyline sky;
+    SkylineRuns runs;
     std::vector<std::size_t> offset;  // the strategy being tried
     Buffers mirrored;                 // the problem mirrored in time (mirrored_sweep)
     std::vector<std::uint32_t> mirrored_order;  // mirrored[k] is buffer mirrored_order[k]
@@ -102,13 +103,29 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
     }
 }
 
+// Last, where the skyline by lifetime did not fit in the budget (its
+// O(n (T + n)) passes it from a few thousand owners): the same skyline by
+// runs (skyline_by_runs), whose rounds cost O(log n). On chains of blocks
+// whose skip outlives the block (a residual stage) it alone keeps their
+// nesting and reaches the bound where the greedy orders stop a slot above
+// it. Not charged to the budget, as the sweeps are not: at most 4 log2 n
+// steps a placement (it gives up past that rate), so O(n log n) whatever
+// the problem's shape.
+inline void runs_skyline(const Buffers& b, std::size_t lower_bound, PlaceSpace& space, Placement& best) {
+    if (best.arena <= lower_bound || b.pinned > 0) return;
+    std::size_t steps = size_max;
+    const std::size_t rate = 4 * log2_steps(b.count());
+    consider(skyline_by_runs(b, Prefer::lifetime, space.runs, space.offset, steps, best.arena, rate),
+             ArenaStrategy::skyline_lifetime, space, best);
+}
+
 // After the sweep: the greedy orders and the skylines while their predicted
 // steps fit in `budget`, then the opt-in searches, which their own counts
 // bound (see place_buffers). `pairs`: meeting_pairs(b).
 inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const ArenaOptions& options,
                                 std::size_t lower_bound, std::size_t& budget,
                                 std::chrono::steady_clock::time_point deadline, PlaceSpace& space, Placement& best,
-                                bool& size_first_fit_ran) {
+                                bool& size_first_fit_ran, bool& lifetime_skyline_ran) {
     const std::size_t n = b.count();
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) { detail::consider(arena, strategy, space, best); };
 
@@ -194,6 +211,7 @@ inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const Are
     for (const auto& [prefer, name] : skylines) {
         if (best.arena <= lower_bound || budget < skyline_steps) break;
         consider(skyline(b, prefer, nullptr, space.sky, space.offset, budget, best.arena), name);
+        lifetime_skyline_ran = prefer == Prefer::lifetime;
     }
 
     // The opt-in searches, bounded by their own counts and the time limit,
@@ -285,13 +303,15 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     std::size_t budget = saturating_mul(options.work_per_owner, std::max(b.count(), least_owners));
     if (best.arena <= lower_bound || budget == 0) return;
     const std::uint64_t pairs = meeting_pairs(b, space.orders.ended);  // both predictions read it
-    bool size_first_fit_ran = false;
-    place_within_budget(b, pairs, options, lower_bound, budget, deadline, space, best, size_first_fit_ran);
+    bool size_first_fit_ran = false, lifetime_skyline_ran = false;
+    place_within_budget(b, pairs, options, lower_bound, budget, deadline, space, best, size_first_fit_ran,
+                        lifetime_skyline_ran);
     if (b.pinned > 0) return;
     if (!size_first_fit_ran && size_peak_first_fit(b, pairs, lower_bound, options.first_fit_steps, budget, space, best))
         return;
     if (best.arena > lower_bound) consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
     repack_rounds(b, lower_bound, budget, space, best);
+    if (!lifetime_skyline_ran) runs_skyline(b, lower_bound, space, best);
 }
 
 // The top's own bytes. Every strategy packs sizes rounded up to the
