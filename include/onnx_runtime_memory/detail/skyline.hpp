@@ -324,7 +324,11 @@ struct SkylineRuns {
         // Placed: out of the tree.
         std::size_t v = leaves + pick;
         tree[v] = Node{0.0, none, no_end, 0};
-        for (v /= 2; v >= 1; v /= 2) pull(v);
+        for (v /= 2; v >= 1; v /= 2) {  // up to the first node it leaves as it was
+            const Node was = tree[v];
+            pull(v);
+            if (tree[v].best == was.best && tree[v].least_end == was.least_end && tree[v].most_end == was.most_end) break;
+        }
         --remaining;
     }
     return arena;
