@@ -103,22 +103,6 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
     }
 }
 
-// Last, where the skyline by lifetime did not fit in the budget (its
-// O(n (T + n)) passes it from a few thousand owners): the same skyline by
-// runs (skyline_by_runs), whose rounds cost O(log n). On chains of blocks
-// whose skip outlives the block (a residual stage) it alone keeps their
-// nesting and reaches the bound where the greedy orders stop a slot above
-// it. Not charged to the budget, as the sweeps are not: at most 4 log2 n
-// steps a placement (it gives up past that rate), so O(n log n) whatever
-// the problem's shape.
-inline void runs_skyline(const Buffers& b, std::size_t lower_bound, PlaceSpace& space, Placement& best) {
-    if (best.arena <= lower_bound || b.pinned > 0) return;
-    std::size_t steps = size_max;
-    const std::size_t rate = 4 * log2_steps(b.count());
-    consider(skyline_by_runs(b, Prefer::lifetime, space.runs, space.offset, steps, best.arena, rate),
-             ArenaStrategy::skyline_lifetime, space, best);
-}
-
 // After the sweep: the greedy orders and the skylines while their predicted
 // steps fit in `budget`, then the opt-in searches, which their own counts
 // bound (see place_buffers). `pairs`: meeting_pairs(b).
@@ -280,7 +264,10 @@ inline bool size_peak_first_fit(const Buffers& b, std::uint64_t pairs, std::size
 // not run it (size_peak_first_fit); if that did not win, the sweep mirrored
 // in time (as cheap as the first: on graphs too big for the others it is
 // often the better of the two), then the best plan's top repacked
-// (repack_rounds). Run after a first fit that won, neither improved its
+// (repack_rounds); last, where the skyline by lifetime did not fit, its
+// placements by runs (skyline_by_runs: on residual blocks whose skip
+// outlives the block it alone reaches the bound; not charged, as the sweeps
+// are not: it gives up past 4 log2 n steps a placement). Run after a first fit that won, neither improved its
 // plan on the bench's random DAGs of 5k, 10k and 20k nodes (eight seeds
 // each), where skipping them saves 11-25% of the time. Pinned buffers keep their pins: the sweep
 // and the greedy orders pack the rest around them; the others do not run.
@@ -311,7 +298,10 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
         return;
     if (best.arena > lower_bound) consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
     repack_rounds(b, lower_bound, budget, space, best);
-    if (!lifetime_skyline_ran) runs_skyline(b, lower_bound, space, best);
+    if (lifetime_skyline_ran || best.arena <= lower_bound) return;
+    std::size_t steps = size_max;
+    consider(skyline_by_runs(b, Prefer::lifetime, space.runs, space.offset, steps, best.arena, 4 * log2_steps(b.count())),
+             ArenaStrategy::skyline_lifetime, space, best);
 }
 
 // The top's own bytes. Every strategy packs sizes rounded up to the
