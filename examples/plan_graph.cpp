@@ -17,6 +17,7 @@
 //   --exact N              node budget of the arena's exact search (default 0)
 //   --search N             randomised skyline restarts for the arena (default 0)
 //   --time-limit-ms N      stop those searches after N ms (default: no limit)
+//   --cpu-clock            count --time-limit-ms in this thread's CPU time, not wall time
 //   --svg FILE             draw the plan as a memory timeline (one file only)
 //   --outputs arena|external  graph outputs in the arena (default) or allocated by the executor
 //   --unknown defer|dynamic   unknown sizes defer the plan (default), or are left to run time
@@ -89,7 +90,7 @@ constexpr int planned = 0, failed = 1, deferred = 2;
 
 constexpr const char* usage_text =
     "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
-    "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--svg FILE]\n"
+    "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--cpu-clock] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
     "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE]\n"
@@ -903,6 +904,8 @@ int main(int argc, char** argv) {
                 args.arena.time_limit = *n > static_cast<std::size_t>(most) ? std::chrono::microseconds::max()
                                                                              : std::chrono::milliseconds(*n);
             }
+        } else if (a == "--cpu-clock") {
+            args.arena.time_limit_clock = orm::TimeLimitClock::thread_cpu;
         } else if (a == "--slots") {
             const auto v = value();
             bool known = false;

@@ -345,6 +345,11 @@ TEST_CASE("a time limit of microseconds::max() means no limit, without overflow"
     CHECK(limited->plan() == unlimited->plan());
     o.time_limit = std::chrono::microseconds::min();  // negative: no limit either
     CHECK(orm::plan_arena(g, {}, orm::static_size_oracle(g), {}, o)->plan() == unlimited->plan());
+    o.time_limit_clock = orm::TimeLimitClock::thread_cpu;  // the same on the thread's CPU clock
+    for (const auto limit : {std::chrono::microseconds::max(), std::chrono::microseconds::min()}) {
+        o.time_limit = limit;
+        CHECK(orm::plan_arena(g, {}, orm::static_size_oracle(g), {}, o)->plan() == unlimited->plan());
+    }
 }
 
 // ---- the slot lower bound is O(n log n) ----

@@ -1,11 +1,13 @@
 // The graph-free offsets layer: plain (size, first, last) buffer records,
 // as an executor without a graph (or a MiniMalloc instance) hands them in.
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <numeric>
 #include <random>
 #include <span>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -973,4 +975,48 @@ TEST_CASE("the buffer with the most slack ends on top where the bound in bytes s
     CHECK(orm::validate_offsets(b, *p, 32).has_value());
     o.work_per_owner = 0;  // the sweep alone keeps its plan
     CHECK(orm::plan_offsets(b, o)->arena_bytes == 6175);
+}
+
+TEST_CASE("time limits: no limit never passes, on either clock, and the thread's CPU clock does not count sleep") {
+    using namespace std::chrono_literals;
+    using orm::detail::Deadline;
+    for (const auto clock : {orm::TimeLimitClock::wall, orm::TimeLimitClock::thread_cpu}) {
+        CHECK_FALSE(Deadline::after(0us, clock).passed());
+        CHECK_FALSE(Deadline::after(std::chrono::microseconds::min(), clock).passed());
+        CHECK_FALSE(Deadline::after(std::chrono::microseconds::max(), clock).passed());  // saturates, no overflow
+    }
+    CHECK_FALSE(Deadline{}.passed());
+    const Deadline wall = Deadline::after(2ms, orm::TimeLimitClock::wall);
+    const Deadline cpu = Deadline::after(2ms, orm::TimeLimitClock::thread_cpu);
+    std::this_thread::sleep_for(30ms);
+    CHECK(wall.passed());
+    std::chrono::nanoseconds now{};
+    if (!orm::detail::thread_cpu_now(now)) {
+        CHECK(cpu.passed());  // no CPU clock here: wall time
+        return;
+    }
+    CHECK_FALSE(cpu.passed());  // asleep, the thread spent well under 2 ms of CPU
+    // Busy, it passes: within 10 s of wall time whatever the machine's load.
+    const auto started = std::chrono::steady_clock::now();
+    volatile std::uint64_t spin = 0;
+    while (!cpu.passed() && std::chrono::steady_clock::now() - started < 10s) spin = spin + 1;
+    CHECK(cpu.passed());
+}
+
+TEST_CASE("plan_offsets: a search cut by CPU time returns a valid plan, no worse than without the search") {
+    // 400 buffers cut from a perfect packing: the exact search does not
+    // finish here in 20 ms (bench_arena: above the capacity at 100 ms).
+    const auto buffers = synthetic::perfect_packing(400, 1 << 20, 2000, 1);
+    orm::ArenaOptions o;
+    o.alignment = 1;
+    const auto plain = orm::plan_offsets(buffers, o);
+    REQUIRE(plain.has_value());
+    o.exact_nodes = std::uint64_t{1} << 40;
+    o.time_limit = std::chrono::milliseconds(20);
+    o.time_limit_clock = orm::TimeLimitClock::thread_cpu;
+    const auto cut = orm::plan_offsets(buffers, o);
+    REQUIRE(cut.has_value());
+    CHECK(cut->arena_bytes <= plain->arena_bytes);
+    CHECK(cut->proven_bound_bytes <= cut->arena_bytes);
+    CHECK(orm::validate_offsets(buffers, *cut, 1).has_value());
 }

@@ -140,6 +140,13 @@ enum class SlotStrategy : std::uint8_t {
 
 inline constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
 
+// The clock ArenaOptions::time_limit counts on.
+enum class TimeLimitClock : std::uint8_t {
+    wall,        // steady_clock: the limit bounds the caller's wait, but buys less search on a loaded machine
+    thread_cpu,  // the calling thread's CPU time (POSIX CLOCK_THREAD_CPUTIME_ID; where the platform has
+                 // none, wall time): the same search whatever else runs beside it
+};
+
 struct ArenaOptions {
     std::size_t alignment = 64;           // every offset a multiple of this (0 counts as 1)
     // The work budget of the strategies beyond the sweep, in steps per owner
@@ -157,7 +164,8 @@ struct ArenaOptions {
     std::size_t work_per_owner = 1024;
     std::uint32_t search_iterations = 0;  // randomised skyline restarts after the other strategies
     // If > 0, the placement's time, counted from its start (the strategies
-    // before the searches included): both searches stop when it is spent.
+    // before the searches included) on time_limit_clock: both searches stop
+    // when it is spent.
     std::chrono::microseconds time_limit{0};
     // Last, so that 0.1's positional initialisers keep their meaning.
     std::uint64_t exact_nodes = 0;  // node budget of the exact search (0: none; up to 1,024 owners); ~1 us a node
@@ -170,6 +178,7 @@ struct ArenaOptions {
     // TFLite's greedy there, at about twice the time without it), not its
     // 100k one (predicted 708). 0: never (the earlier default).
     std::size_t first_fit_steps = 400;
+    TimeLimitClock time_limit_clock = TimeLimitClock::wall;  // what time_limit counts
 };
 
 enum class ArenaStrategy : std::uint8_t {

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -11,6 +10,7 @@
 
 #include "buffers.hpp"
 #include "checked.hpp"
+#include "deadline.hpp"
 #include "offset_search.hpp"
 
 namespace onnx_runtime_memory::detail {
@@ -23,7 +23,7 @@ namespace onnx_runtime_memory::detail {
 // the search proves infeasible: no placement is smaller.
 template <class Found>
 void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::uint64_t nodes,
-                  std::chrono::steady_clock::time_point deadline, std::vector<std::size_t>& offset, Found&& found) {
+                  const Deadline& deadline, std::vector<std::size_t>& offset, Found&& found) {
     // The search recurses twice per placed buffer (about 180 bytes of stack
     // each, unoptimised): at most 1,024 buffers keeps it under 400 KB.
     // Beyond 4M overlap pairs plus buffer-sections, its tables (and each
@@ -77,7 +77,7 @@ void exact_search(const Buffers& b, std::size_t& known, std::size_t best, std::u
                     known = capacity + 1;
                     break;
                 }
-                if (nodes == 0 || std::chrono::steady_clock::now() >= deadline) return;
+                if (nodes == 0 || deadline.passed()) return;
             }
             if (known >= best) return;
         }

@@ -25,12 +25,12 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+#include "deadline.hpp"
 #include "search_problem.hpp"
 #include "sort.hpp"
 
@@ -55,8 +55,7 @@ public:
     // hundred nodes where another needs millions, so callers should cycle
     // through several.
     [[nodiscard]] Result run(std::size_t capacity, const char* rank, bool fresh_parts, std::uint64_t& nodes,
-                             std::vector<std::size_t>& offset,
-                             std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max()) {
+                             std::vector<std::size_t>& offset, const Deadline& deadline = {}) {
         capacity_ = capacity;
         fresh_parts_ = fresh_parts;
         nodes_ = &nodes;
@@ -167,7 +166,7 @@ private:
             if (c.off >= min_height) break;  // an unplaced buffer would fit wholly below: a gap
             if (c.off < last_off || (c.off == last_off && c.rank < last_rank)) continue;
             // A node: one placement tried.
-            if (*nodes_ == 0 || ((*nodes_ & 255u) == 0 && std::chrono::steady_clock::now() >= deadline_))
+            if (*nodes_ == 0 || ((*nodes_ & 255u) == 0 && deadline_.passed()))
                 return Result::out_of_budget;
             --*nodes_;
             const std::size_t mark = trail_.size(), child = list_.size();
@@ -294,7 +293,7 @@ private:
     std::size_t capacity_ = 0;
     bool fresh_parts_ = false;
     std::uint64_t* nodes_ = nullptr;
-    std::chrono::steady_clock::time_point deadline_;
+    Deadline deadline_;
     std::vector<std::uint32_t> cut_, rank_, next_;  // by section, buffer, section
     std::vector<std::size_t> total_, min_off_, floor_, solution_;
     std::vector<std::uint8_t> placed_;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
@@ -14,6 +13,7 @@
 #include "../plan_types.hpp"
 #include "buffers.hpp"
 #include "checked.hpp"
+#include "deadline.hpp"
 #include "exact_search.hpp"
 #include "first_fit.hpp"
 #include "greedy.hpp"
@@ -22,16 +22,6 @@
 #include "sweep.hpp"
 
 namespace onnx_runtime_memory::detail {
-
-// started + limit, saturating: no limit (0 or less) and limits past the
-// clock's range (microseconds::max() included) give time_point::max().
-[[nodiscard]] inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::time_point started,
-                                                                         std::chrono::microseconds limit) {
-    using clock = std::chrono::steady_clock;
-    const auto room = std::chrono::duration_cast<std::chrono::microseconds>(clock::time_point::max() - started);
-    if (limit.count() <= 0 || limit >= room) return clock::time_point::max();
-    return started + std::chrono::duration_cast<clock::duration>(limit);
-}
 
 // The result of the strategies on one buffer problem.
 struct Placement {
@@ -108,7 +98,7 @@ inline void consider(std::size_t arena, ArenaStrategy strategy, const PlaceSpace
 // bound (see place_buffers). `pairs`: meeting_pairs(b).
 inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const ArenaOptions& options,
                                 std::size_t lower_bound, std::size_t& budget,
-                                std::chrono::steady_clock::time_point deadline, PlaceSpace& space, Placement& best,
+                                const Deadline& deadline, PlaceSpace& space, Placement& best,
                                 bool& size_first_fit_ran, bool& lifetime_skyline_ran) {
     const std::size_t n = b.count();
     const auto consider = [&](std::size_t arena, ArenaStrategy strategy) { detail::consider(arena, strategy, space, best); };
@@ -205,7 +195,7 @@ inline void place_within_budget(const Buffers& b, std::uint64_t pairs, const Are
                      [&](std::size_t arena) { consider(arena, ArenaStrategy::exact_search); });
     SplitMix rng{0x243F6A8885A308D3ull};
     for (std::uint32_t it = 0; it < options.search_iterations && best.arena > lower_bound; ++it) {
-        if ((it & 7u) == 0 && std::chrono::steady_clock::now() >= deadline) break;
+        if ((it & 7u) == 0 && deadline.passed()) break;
         std::size_t unlimited = size_max;  // the restarts are bounded by their count and the time limit
         consider(skyline(b, skylines[it % 3].first, &rng, space.sky, space.offset, unlimited),
                  ArenaStrategy::randomized_skyline);
@@ -282,7 +272,7 @@ inline bool size_peak_first_fit(const Buffers& b, std::uint64_t pairs, std::size
 inline void place_strategies(const Buffers& b, const ArenaOptions& options, std::size_t lower_bound, PlaceSpace& space,
                              Placement& best) {
     // The time limit counts from here: the strategies before the searches take their share.
-    const auto deadline = deadline_after(std::chrono::steady_clock::now(), options.time_limit);
+    const Deadline deadline = Deadline::after(options.time_limit, options.time_limit_clock);
     best.arena = sweep(b, best.offset, space.sweep);
     best.strategy = ArenaStrategy::sweep;
     best.proven = lower_bound;
