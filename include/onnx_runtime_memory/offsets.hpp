@@ -38,7 +38,8 @@
 // again by size; last, where the skyline by lifetime did not fit in the
 // budget, the same skyline by runs (detail/skyline.hpp: O(log n) a round,
 // at most 4 log2 n steps a placement or it gives up; reported as
-// skyline_lifetime). Pinned
+// skyline_lifetime), tried first where the budgeted strategies would spend
+// 16 n log2 n steps (kept only at the bound; the plans stay the same). Pinned
 // buffers (Buffer::pinned) stay put; the sweep (above the highest pin) and
 // the greedy orders (around them) pack the rest, the others do not run.
 // Both searches are opt-in, bounded by their own counts and not by the work
