@@ -47,7 +47,8 @@ public:
     [[nodiscard]] bool passed() const noexcept {
         if (!limited_) return false;
         std::chrono::nanoseconds now{};
-        if (!cpu_ || !thread_cpu_now(now)) now = wall_now();  // a CPU clock that fails now ends the search
+        // A CPU clock that fails now falls back to wall time (on Linux, since boot: the search ends).
+        if (!cpu_ || !thread_cpu_now(now)) now = wall_now();
         return now >= at_;
     }
 

@@ -187,7 +187,9 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     bool runs_ran = false;
     std::size_t runs_arena = no_offset;
     const auto runs_before = [&](std::size_t next_steps) {  // true where it ran and reached the bound
-        if (!runs_early || runs_ran || best.arena <= lower_bound || saturating_add(total - budget, next_steps) <= saturating_mul(n, 4 * runs_rate)) return false;
+        if (!runs_early || runs_ran || best.arena <= lower_bound ||
+            saturating_add(total - budget, next_steps) <= saturating_mul(n, 4 * runs_rate))
+            return false;
         runs_ran = true;
         std::size_t steps = size_max;
         runs_arena = skyline_by_runs(b, Prefer::lifetime, space.runs, space.runs_offset, steps, best.arena, runs_rate);
