@@ -146,7 +146,7 @@ void place_within_budget(const Buffers& b, std::uint64_t pairs, const ArenaOptio
 // charged, as the sweeps are not: it gives up past 4 log2 n steps a
 // placement). It runs earlier, before the greedy order or the first fit
 // that would take the budget spent past 16 n log2 n steps (a step of its
-// walk costs about four of theirs); its plan is kept there only at the
+// walk costs several of theirs); its plan is kept there only at the
 // bound, else where it runs last, so plans are the same. The mirrored sweep
 // and the repack do not run after a first fit that won: neither improved
 // its plan on the bench's random DAGs of 5k, 10k and 20k nodes (eight seeds
@@ -175,24 +175,28 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     // The skyline by runs (last below), where the skyline by lifetime cannot
     // fit in the budget, runs before the strategy that would take what the
     // budget has spent past 16 n log2 n steps: four times its own most, as a
-    // step of its walk costs about four of a greedy order's (on the bench's
-    // residual blocks at 100k: 12.7 ns against 1.8, at 2-5 steps an owner
-    // for either). Where a greedy order and the first fit by size cost that
-    // much and stop above the bound (kept values, residual blocks), it alone
-    // reaches the bound; there its plan is final, else it is kept aside and
-    // considered where it ran before, last: the same plan.
+    // step of its walk costs several of a greedy order's (on the bench's
+    // residual blocks at 100k: about 12.7 ns against 1.8; with 8 n log2 n it
+    // ran, and gave up, on more random DAGs). Where a greedy order and the
+    // first fit by size cost that much and stop above the bound (kept
+    // values, residual blocks), it alone reaches the bound; there its plan
+    // is final, else it is kept aside and considered where it ran before,
+    // last: the same plan.
     const std::size_t n = b.count(), total = budget;
     const bool runs_early = b.pinned == 0 && saturating_mul(n, saturating_add(b.positions(), n)) > budget;
     const std::size_t runs_rate = 4 * log2_steps(n);
     bool runs_ran = false;
     std::size_t runs_arena = no_offset;
+    const auto place_by_runs = [&](std::vector<std::size_t>& offset) {
+        std::size_t unlimited = size_max;  // bounded by its rate, not charged (see skyline_by_runs)
+        runs_arena = skyline_by_runs(b, Prefer::lifetime, space.runs, offset, unlimited, best.arena, runs_rate);
+    };
     const auto runs_before = [&](std::size_t next_steps) {  // true where it ran and reached the bound
         if (!runs_early || runs_ran || best.arena <= lower_bound ||
             saturating_add(total - budget, next_steps) <= saturating_mul(n, 4 * runs_rate))
             return false;
         runs_ran = true;
-        std::size_t steps = size_max;
-        runs_arena = skyline_by_runs(b, Prefer::lifetime, space.runs, space.runs_offset, steps, best.arena, runs_rate);
+        place_by_runs(space.runs_offset);
         if (runs_arena > lower_bound) return false;
         std::swap(space.offset, space.runs_offset);
         consider(runs_arena, ArenaStrategy::skyline_lifetime, space, best);
@@ -209,12 +213,10 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     if (best.arena > lower_bound) consider(mirrored_sweep(b, space, best.arena), ArenaStrategy::mirrored_sweep, space, best);
     repack_rounds(b, lower_bound, budget, space, best);
     if (lifetime_skyline_ran || best.arena <= lower_bound) return;
-    if (runs_ran) {
-        std::swap(space.offset, space.runs_offset);
-    } else {
-        std::size_t steps = size_max;
-        runs_arena = skyline_by_runs(b, Prefer::lifetime, space.runs, space.offset, steps, best.arena, runs_rate);
-    }
+    if (runs_ran)
+        std::swap(space.offset, space.runs_offset);  // its placement, set aside above
+    else
+        place_by_runs(space.offset);
     consider(runs_arena, ArenaStrategy::skyline_lifetime, space, best);
 }
 
