@@ -322,7 +322,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (!ordered) std::abort();
             const auto rounded = [&](orm::ValueId v) {
                 auto bytes = oracle(v);
-                if (bytes) *bytes = *bytes > SIZE_MAX - oo.alignment ? SIZE_MAX : (*bytes + oo.alignment - 1) / oo.alignment * oo.alignment;
+                // A multiple of the alignment stays as it is, even next to SIZE_MAX.
+                if (bytes && *bytes % oo.alignment != 0) {
+                    const std::size_t up = oo.alignment - *bytes % oo.alignment;
+                    *bytes = *bytes > SIZE_MAX - up ? SIZE_MAX : *bytes + up;
+                }
                 return bytes;
             };
             auto live = orm::compute_liveness(*ordered, views, options);
