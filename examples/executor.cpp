@@ -164,7 +164,7 @@ int main() {
             if (p.kind == orm::ValueKind::graph_output) return output.data();
             if (p.kind == orm::ValueKind::initializer) return w.data();
             if (p.kind == orm::ValueKind::dynamic) return dynamic[v].data();
-            return arena.data() + p.offset / sizeof(float);  // owners, views, in place, the pinned input
+            return arena.data() + (p.offset + p.window) / sizeof(float);  // owners, views, in place, the input
         };
         const auto make = [&](unsigned v, std::size_t n) {
             if (planned->placements()[v].kind == orm::ValueKind::dynamic) dynamic[v].resize(n);

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "ir/graph_text.hpp"
+#include "ir/views.hpp"
 #include "support.hpp"
 
 namespace {
@@ -110,6 +111,13 @@ TEST_CASE("malformed input is reported with its line") {
         {with_header("graph g\ninput -\n"), 4, "not a value name"},
         {with_header("value x float[1]\n"), 3, "before the 'graph' line"},
         {with_header("# only comments\n"), 3, "no 'graph' line"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y x 8\n"), 6, "'view NAME of SOURCE at BYTES'"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y of x at -8\n"), 6, "bad byte count '-8'"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y of x at 99999999999999999999\n"), 6, "too large"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview - of x at 8\n"), 6, "not a value name"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y of x at 0\nview y of x at 8\n"), 7,
+         "already a view on line 6"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y of ghost at 0\n"), 6, "'ghost' is never defined"},
     };
     for (const auto& c : cases) {
         INFO(c.text);
@@ -160,4 +168,18 @@ TEST_CASE("a corpus file cut short anywhere reads as an error with a line, or as
     }
     CHECK(errors > 0);
     CHECK(planned > 0);
+}
+
+TEST_CASE("a view line states a view at a byte offset, which replaces the view an op would make") {
+    const auto g = ir::read_graph_text(with_header(
+        "graph g\nvalue x uint8[64]\ninput x\nnode A x -> a\nvalue a uint8[64]\nnode Reshape a -> r\nvalue r uint8[16]\n"
+        "view r of a at 48\nnode B r -> y\nvalue y uint8[16]\noutput y\n"));
+    REQUIRE(g.has_value());
+    REQUIRE(g->stated_views().size() == 1);
+    const auto views = ir::views_from_ops(*g);
+    CHECK(views.source_of(test::id(*g, "r")) == test::id(*g, "a"));
+    CHECK(views.offset_of(test::id(*g, "r")) == 48);
+    const auto plan = orm::plan_arena(*g, views, orm::static_size_oracle(*g));
+    REQUIRE(plan.has_value());
+    CHECK(plan->plan().offset_of(test::id(*g, "r")) == *plan->plan().offset_of(test::id(*g, "a")) + 48);
 }

@@ -39,7 +39,8 @@ namespace ir {
         case K::pins_overlap:
         case K::input_produced:
         case K::plan_mismatch:
-        case K::view_of_later_value: {
+        case K::view_of_later_value:
+        case K::view_outside_root: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
             if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&

@@ -27,10 +27,19 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
-// A view lives at its root owner's offset.
+// A view lives at its root owner's offset plus its window. (Sizing checked
+// that the window lies inside the root; a liveness handed in by the caller
+// was not: a sum past SIZE_MAX leaves the view unplaced, which validate
+// reports.)
 inline void place_views(const Liveness& live, std::vector<std::size_t>& offsets) {
-    for (std::size_t v = 0; v < live.value_count(); ++v)
-        if (live.roots[v] != v && live.is_owner(live.roots[v])) offsets[v] = offsets[live.roots[v]];
+    for (std::size_t v = 0; v < live.value_count(); ++v) {
+        const ValueId r = live.roots[v];
+        std::size_t at = 0;
+        if (r != v && live.is_owner(r))
+            offsets[v] = offsets[r] == no_offset || add_overflows(offsets[r], live.window(static_cast<ValueId>(v)), at)
+                             ? no_offset
+                             : at;
+    }
 }
 
 // Slot k at the sum of the aligned capacities of slots 0 .. k-1, an empty

@@ -206,6 +206,7 @@ template <activation_graph G, size_oracle Oracle>
     if (!live) return unexpected(live.error());
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
+    if (auto ok = sizes.windows_inside(); !ok) return unexpected(ok.error());
     alignment = detail::alignment_or_one(alignment);
     const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = live->value_count();
     std::vector<std::size_t> floor(N, 0);

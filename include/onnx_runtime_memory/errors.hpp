@@ -37,6 +37,8 @@ struct PlanError {
                                // made with other PlanOptions)
         view_of_later_value,   // `node` reads `value`, a view (by the view map) of `other`, which no earlier
                                // node produces: the view edge may be the wrong way round
+        view_outside_root,     // view `value`'s bytes (its offset in its root `other` plus its size) pass the
+                               // end of `other`'s (or SIZE_MAX)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -49,7 +51,7 @@ struct PlanError {
     std::uint64_t value = no_value;  // the value at fault, as the caller named it (no_value if none)
     NodeIndex node = no_node;        // the node at fault (no_node if none)
     IdForm value_form = IdForm::plain;
-    std::uint64_t other = no_value;  // pins_overlap: the second culprit
+    std::uint64_t other = no_value;  // pins_overlap: the second culprit; view_outside_root: the root
 
     friend bool operator==(const PlanError&, const PlanError&) = default;
 
@@ -105,6 +107,10 @@ struct PlanError {
             case Kind::view_of_later_value:
                 return n + " reads " + v + ", which the view map makes a view of value " + std::to_string(other) +
                        ", produced by no earlier node (is that view edge the wrong way round?)";
+            case Kind::view_outside_root:
+                return "view " + v + " does not lie inside its root" +
+                       (other == no_value ? std::string() : " value " + std::to_string(other)) +
+                       ": its offset in the root's bytes plus its size passes the root's size";
             case Kind::plan_mismatch:
                 return v + " is an owner under these options but has no place in the plan: was the plan made with "
                            "other PlanOptions (outputs, unknown sizes, inputs, in-place hints)?";

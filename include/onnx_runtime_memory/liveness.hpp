@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "detail/checked.hpp"
 #include "detail/ids.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -25,10 +26,13 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
-// root[v] = the value v's view chain ends at (v itself when it has no edge).
-// Rejects edges naming values outside the graph and view cycles.
+// root[v] = the value v's view chain ends at (v itself when it has no edge),
+// and, when some edge has an offset, window[v] = where v's bytes start in
+// its root's (the chain's offsets added; empty otherwise). Rejects edges
+// naming values outside the graph, view cycles, and a sum of offsets past
+// SIZE_MAX (view_outside_root: no root is that large).
 [[nodiscard]] inline expected<void, PlanError> resolve_roots(const ViewMap& views, std::size_t value_count,
-                                                             std::vector<ValueId>& root) {
+                                                             std::vector<ValueId>& root, std::vector<std::size_t>& window) {
     if (views.unstorable_edge() != no_value)
         return unexpected(make_plan_error(PlanError::Kind::view_unknown_value, no_value));
     std::optional<PlanError> bad;
@@ -42,6 +46,8 @@ namespace detail {
     constexpr ValueId unresolved = no_value;
     constexpr ValueId on_path = no_value - 1;
     root.assign(value_count, unresolved);
+    window.clear();
+    if (views.has_offsets()) window.assign(value_count, 0);
     std::vector<ValueId> path;
     for (std::size_t start = 0; start < value_count; ++start) {
         if (root[start] != unresolved) continue;
@@ -65,6 +71,16 @@ namespace detail {
             x = *source;
         }
         for (ValueId p : path) root[p] = r;
+        if (window.empty()) continue;
+        for (std::size_t k = path.size(); k-- > 0;) {  // x, where the walk stopped, has its window
+            const ValueId p = path[k];
+            const std::size_t below = window[k + 1 < path.size() ? path[k + 1] : x];
+            if (add_overflows(views.offset_of(p), below, window[p])) {
+                PlanError e = make_plan_error(PlanError::Kind::view_outside_root, p);
+                e.other = r;
+                return unexpected(e);
+            }
+        }
     }
     return {};
 }
@@ -91,7 +107,8 @@ template <activation_graph G>
         if (options.scratch_bytes[n] > 0)
             return unexpected(make_plan_error(Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
     std::vector<ValueId> root;
-    if (auto ok = detail::resolve_roots(views, V, root); !ok) return unexpected(ok.error());
+    std::vector<std::size_t> window;
+    if (auto ok = detail::resolve_roots(views, V, root, window); !ok) return unexpected(ok.error());
 
     std::vector<std::uint8_t> flags(V, 0);
     for (std::size_t v = 0; v < V; ++v)
@@ -209,6 +226,7 @@ template <activation_graph G>
     for (std::size_t v = 0; v < V; ++v)
         if (flags[v] & detail::is_owner_flag) live.owners[start[iv[v].def]++] = static_cast<ValueId>(v);
     live.roots = std::move(root);
+    live.windows = std::move(window);
     return live;
 }
 

@@ -46,11 +46,17 @@ struct Liveness {
     // Outputs written in place into their root's buffer (PlanOptions::inplace
     // hints taken), ascending: no owners, sized into their root's buffer.
     std::vector<ValueId> inplace;
+    // windows[v]: where v's bytes start in its root's, the offsets of its
+    // view chain added (ViewMap::insert's offset); empty when every view
+    // starts at its source's first byte.
+    std::vector<std::size_t> windows;
 
     [[nodiscard]] std::size_t value_count() const noexcept { return intervals.size(); }
     [[nodiscard]] bool is_owner(ValueId v) const noexcept {
         return v < intervals.size() && intervals[v].def != no_node;
     }
+    // Where v's bytes start in its root's.
+    [[nodiscard]] std::size_t window(ValueId v) const noexcept { return v < windows.size() ? windows[v] : 0; }
     [[nodiscard]] std::optional<Interval> interval(ValueId v) const noexcept {
         if (!is_owner(v)) return std::nullopt;
         return intervals[v];
@@ -62,7 +68,7 @@ struct Liveness {
 // Checks that a Liveness handed back in (kept across runs, edited, or built
 // by hand) has the shape compute_liveness gives one, so that planning from it
 // cannot read out of bounds: matching table sizes within max_graph_ids, roots
-// in range and their own roots, each owner's interval def <= use_end <=
+// in range and their own roots (at window 0), each owner's interval def <= use_end <=
 // last_position, `owners` exactly the owners in strict (def, id) order, and
 // `allocation_order` a permutation of them by def. It does not prove the
 // intervals right for some graph: validate does that. O(V).
@@ -72,10 +78,11 @@ struct Liveness {
     };
     const std::size_t V = live.intervals.size();
     if (V > max_graph_ids || live.roots.size() != V || live.last_position >= max_graph_ids) return bad();
+    if (!live.windows.empty() && live.windows.size() != V) return bad();
     std::size_t owners = 0;
     for (std::size_t v = 0; v < V; ++v) {
         const ValueId r = live.roots[v];
-        if (r >= V || live.roots[r] != r) return bad(v);
+        if (r >= V || live.roots[r] != r || (r == v && live.window(r) != 0)) return bad(v);
         const Interval& i = live.intervals[v];
         if (i.def == no_node) continue;
         if (i.def > i.use_end || i.use_end > live.last_position) return bad(v);

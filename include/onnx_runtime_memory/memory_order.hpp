@@ -108,6 +108,7 @@ template <activation_graph G, class Oracle>
     if (!live) return unexpected(live.error());
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
+    if (auto ok = sizes.windows_inside(); !ok) return unexpected(ok.error());
     const std::size_t V = live->value_count();
     OrderProblem p;
     p.nodes = static_cast<std::size_t>(T::node_count(g));

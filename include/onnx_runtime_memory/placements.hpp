@@ -55,6 +55,8 @@ struct ValuePlacement {
     Interval live{};                     // the root's live interval, for a planned root
     SlotId slot = SlotId::none();        // the root's slot (tables from a slot plan)
     std::size_t offset = no_offset;      // the root's offset (tables from an arena plan)
+    std::size_t window = 0;              // where v's bytes start in the root's: bind v at the slot's
+                                         // start (or `offset`) plus `window` (a view at an offset)
     friend bool operator==(const ValuePlacement&, const ValuePlacement&) = default;
 };
 
@@ -76,6 +78,7 @@ void placement_base(const G& g, const Liveness& live, const PlanOptions& options
         const auto v = static_cast<ValueId>(i);
         ValuePlacement& p = table[i];
         p.root = live.roots[v];
+        p.window = live.window(v);
         if (T::is_initializer(g, v)) p.kind = ValueKind::initializer;
         else if (std::binary_search(live.inplace.begin(), live.inplace.end(), v)) p.kind = ValueKind::inplace;
         else if (p.root != v) p.kind = ValueKind::view;
@@ -126,6 +129,7 @@ template <activation_graph G, class Plan, size_oracle Oracle>
     if (!live) return unexpected(live.error());
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
+    if (auto ok = sizes.windows_inside(); !ok) return unexpected(ok.error());
     std::vector<ValuePlacement> table;
     detail::placement_base(g, *live, options, table);
     detail::fill_placements(table, *live, sizes.bytes, plan.dynamic_values, plan, table);

@@ -44,6 +44,8 @@ enum class InplaceResult : std::uint8_t {
     input_read_later,      // the input's bytes are read after the node (through any view or earlier fold),
                            // or another output of the node already took them
     input_is_graph_output, // the input's bytes are (or alias) a graph output, which must survive
+    input_holds_windows,   // the input's buffer holds views at an offset (ViewMap::insert), which the
+                           // output could overwrite
 };
 
 [[nodiscard]] constexpr const char* to_string(InplaceResult r) noexcept {
@@ -53,6 +55,7 @@ enum class InplaceResult : std::uint8_t {
         case InplaceResult::output_not_owner: return "output_not_owner";
         case InplaceResult::input_not_owner: return "input_not_owner";
         case InplaceResult::input_read_later: return "input_read_later";
+        case InplaceResult::input_holds_windows: return "input_holds_windows";
         case InplaceResult::input_is_graph_output: return "input_is_graph_output";
     }
     return "unknown";

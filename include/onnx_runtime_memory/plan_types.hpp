@@ -229,8 +229,9 @@ enum class ArenaStrategy : std::uint8_t {
 
 // Where every value lives in one arena of arena_bytes.
 struct ArenaPlan {
-    // offsets[v]: the owner's offset; a view's is its root owner's;
-    // no_offset for values outside the arena. One entry per value id.
+    // offsets[v]: where v's bytes start: an owner's offset; a view's is its
+    // root owner's plus its window (ViewMap::insert's offsets, added along
+    // the chain); no_offset for values outside the arena. One per value id.
     std::vector<std::size_t> offsets;
     // The arena to allocate: the largest offset + size (offsets are
     // aligned; the top value's size is not rounded up).

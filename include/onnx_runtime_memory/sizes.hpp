@@ -26,15 +26,26 @@ struct OwnerSizes {
     std::vector<ValueId> unknown;    // owners the oracle did not know, ascending id
     std::size_t total = 0;           // the known sizes' sum; meaningful unless overflow_at is set
     ValueId overflow_at = no_value;  // the owner (in owner order) whose size made the sum overflow
+    ValueId outside = no_value;      // with windows: the first view (by id) whose bytes pass its root's end,
+    ValueId outside_of = no_value;   // and that root
 
     [[nodiscard]] bool complete() const noexcept { return unknown.empty(); }
     [[nodiscard]] bool known(ValueId v) const { return !std::binary_search(unknown.begin(), unknown.end(), v); }
+    // view_outside_root for the first view whose bytes pass its root's end.
+    [[nodiscard]] expected<void, PlanError> windows_inside() const {
+        if (outside == no_value) return {};
+        PlanError e = make_plan_error(PlanError::Kind::view_outside_root, outside);
+        e.other = outside_of;
+        return unexpected(e);
+    }
     // The one-buffer-per-owner total the planners report, or the error they
     // give: with some size unknown there is no total (deferred wins), with
     // every size known an overflowing total is PlanError::size_overflow.
     // With UnknownSizes::dynamic the known sizes are planned, so their total
-    // must fit even when some are unknown.
+    // must fit even when some are unknown. A view outside its root is an
+    // error first.
     [[nodiscard]] expected<std::size_t, PlanError> naive_bytes(UnknownSizes policy = UnknownSizes::defer) const {
+        if (auto ok = windows_inside(); !ok) return unexpected(ok.error());
         if ((complete() || policy == UnknownSizes::dynamic) && overflow_at != no_value)
             return unexpected(make_plan_error(PlanError::Kind::size_overflow, overflow_at));
         return total;
@@ -43,8 +54,10 @@ struct OwnerSizes {
 
 // Fills `sizes` for this liveness, reusing its memory: the oracle is asked
 // exactly once per owner, in owner order, then once per value written in
-// place (Liveness::inplace), never for a view. O(owners), plus O(u log u)
-// for u unknown sizes.
+// place (Liveness::inplace); for a view only when some view has an offset
+// (Liveness::windows): then once per view of a planned root, in id order,
+// to check that it lies inside its root. O(owners) (O(values) with
+// windows), plus O(u log u) for u unknown sizes.
 template <size_oracle Oracle>
 void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
     sizes.bytes.resize(live.value_count());
@@ -77,10 +90,23 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         sizes.bytes[r] = std::max(sizes.bytes[r], *bytes);
         if (sizes.overflow_at == no_value && detail::add_overflows(sizes.total, *bytes, sizes.total)) sizes.overflow_at = v;
     }
-    if (sizes.unknown.size() == unknown_owners) return;
-    std::sort(sizes.unknown.begin(), sizes.unknown.end());
-    sizes.unknown.erase(std::unique(sizes.unknown.begin(), sizes.unknown.end()), sizes.unknown.end());
-    for (ValueId r : sizes.unknown) sizes.bytes[r] = 0;  // unknown stays 0, whatever was folded in
+    if (sizes.unknown.size() != unknown_owners) {
+        std::sort(sizes.unknown.begin(), sizes.unknown.end());
+        sizes.unknown.erase(std::unique(sizes.unknown.begin(), sizes.unknown.end()), sizes.unknown.end());
+        for (ValueId r : sizes.unknown) sizes.bytes[r] = 0;  // unknown stays 0, whatever was folded in
+    }
+    sizes.outside = sizes.outside_of = no_value;
+    for (std::size_t v = 0; v < live.windows.size() && sizes.outside == no_value; ++v) {
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
+            continue;  // an unknown size is checked when it is known; a value written in place sized its root
+        const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
+        std::size_t end = 0;
+        if (bytes && (detail::add_overflows(live.windows[v], *bytes, end) || end > sizes.bytes[r])) {
+            sizes.outside = static_cast<ValueId>(v);
+            sizes.outside_of = r;
+        }
+    }
 }
 
 // The naive total with each node's scratch added (PlanOptions::scratch_bytes),

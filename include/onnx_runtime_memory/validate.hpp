@@ -199,6 +199,59 @@ template <class Placed>
     return std::optional<Liveness>{without_owners(live, sizes.unknown)};
 }
 
+// Where each value's bytes start in its root's (SIZE_MAX where the offsets'
+// sum overflows), by validate's own walk of the view map (the planner's
+// is resolve_roots); empty when no edge has an offset. Each value is
+// walked once. The map is acyclic: compute_liveness accepted it.
+[[nodiscard]] inline std::vector<std::size_t> view_windows(const ViewMap& views, std::size_t value_count) {
+    std::vector<std::size_t> at;
+    if (!views.has_offsets()) return at;
+    at.assign(value_count, 0);
+    std::vector<std::uint8_t> done(value_count, 0);
+    std::vector<ValueId> chain;
+    for (std::size_t v = 0; v < value_count; ++v) {
+        for (auto x = static_cast<ValueId>(v); !done[x];) {
+            chain.push_back(x);
+            const auto source = views.source_of(x);
+            if (!source) break;
+            x = *source;
+        }
+        for (; !chain.empty(); chain.pop_back()) {  // from the root (or a value done) down to v
+            const ValueId x = chain.back();
+            if (const auto source = views.source_of(x))
+                at[x] = views.offset_of(x) > SIZE_MAX - at[*source] ? SIZE_MAX : views.offset_of(x) + at[*source];
+            done[x] = true;
+        }
+    }
+    return at;
+}
+
+// With windows: each view of a planned root of known size, whose own size
+// the oracle knows, lies inside the root's bytes (ViewOutsideRoot: `size`
+// is where it ends, SIZE_MAX past it, `capacity` the root's size).
+template <class Oracle>
+[[nodiscard]] expected<void, ValidateError> check_windows(const std::vector<std::size_t>& windows, const Liveness& live,
+                                                          const OwnerSizes& sizes, Oracle& oracle) {
+    for (std::size_t v = 0; v < windows.size(); ++v) {
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
+            continue;
+        const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
+        if (!bytes) continue;
+        const std::size_t end = *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes;
+        if (end > sizes.bytes[r]) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::view_outside_root;
+            err.value = static_cast<ValueId>(v);
+            err.other = r;
+            err.size = end;
+            err.capacity = sizes.bytes[r];
+            return unexpected(err);
+        }
+    }
+    return {};
+}
+
 // What validate_arena and validate_arena_spaces check a plan's offsets
 // against, recomputed from the graph: the liveness (without the dynamic
 // owners the plan rightly leaves out) and its records, owners first (owner
@@ -208,6 +261,7 @@ struct ArenaRecords {
     Liveness live;
     std::vector<Buffer> records;
     std::size_t owners = 0;
+    std::vector<std::size_t> windows;  // view_windows: empty when no view has an offset
 };
 template <activation_graph G, class Oracle, class Placed>
 [[nodiscard]] expected<ArenaRecords, ValidateError> arena_records(const G& g, const ViewMap& views, Oracle& oracle,
@@ -219,15 +273,40 @@ template <activation_graph G, class Oracle, class Placed>
     if (auto ok = check_external(g, *live, options, placed); !ok) return unexpected(ok.error());
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
+    ArenaRecords r;
+    r.windows = view_windows(views, live->value_count());
+    if (auto ok = check_windows(r.windows, *live, sizes, oracle); !ok) return unexpected(ok.error());
     const auto split = split_dynamic(*live, sizes, options, dynamic_values, placed);
     if (!split) return unexpected(split.error());
-    ArenaRecords r;
     r.live = *split ? std::move(**split) : std::move(*live);
     owner_buffers(r.live, sizes.bytes, r.records);
     if (auto ok = pin_owners(r.live, options.pinned, r.records); !ok) return unexpected(ValidateError::from(ok.error()));
     r.owners = r.records.size();
     scratch_buffers(options.scratch_bytes, r.records);  // record owners + k: the k-th node with scratch
     return r;
+}
+
+// Each view of a planned root sits at the root's offset plus its window,
+// and in the root's space (`same_space(view, root)`): ViewOffsetMismatch.
+template <class OffsetOf, class SameSpace>
+[[nodiscard]] expected<void, ValidateError> check_view_offsets(const ArenaRecords& made, OffsetOf&& offset_of,
+                                                               SameSpace&& same_space) {
+    const Liveness& live = made.live;
+    for (std::size_t i = 0; i < live.value_count(); ++i) {
+        const auto v = static_cast<ValueId>(i);
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r)) continue;
+        const std::size_t window = made.windows.empty() ? 0 : made.windows[v];
+        const std::size_t at = offset_of(r);
+        if (at == no_offset || at > SIZE_MAX - window || offset_of(v) != at + window || !same_space(v, r)) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::view_offset_mismatch;
+            err.value = v;
+            err.other = r;
+            return unexpected(err);
+        }
+    }
+    return {};
 }
 
 }  // namespace detail
@@ -242,7 +321,9 @@ template <activation_graph G, class Oracle, class Placed>
 // (UndersizedSlot); naive_bytes is the owners' total when every size is
 // known (WrongNaiveBytes); no two owners sharing a slot overlap
 // (SlotConflict); no read falls after its root owner retires
-// (ViewOutlivesSource), no view is produced outside it (ViewOutsideSource).
+// (ViewOutlivesSource), no view is produced outside it (ViewOutsideSource);
+// with views at an offset, each lies inside its root (ViewOutsideRoot, after
+// the graph's checks, by validate's own sum of the view map's offsets).
 // An invalid graph or view map is reported first, since nothing can be
 // checked without its liveness. Other assignments of non-owners are ignored.
 template <activation_graph G, size_oracle Oracle>
@@ -254,6 +335,8 @@ template <activation_graph G, size_oracle Oracle>
     if (auto ok = detail::check_external(g, *live, options, has_slot); !ok) return ok;
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
+    const auto windows = detail::view_windows(views, live->value_count());
+    if (auto ok = detail::check_windows(windows, *live, sizes, oracle); !ok) return ok;
     const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, has_slot);
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);
@@ -286,7 +369,8 @@ template <shaped_graph G>
 // inside arena_bytes (OutsideArena, an empty owner too: see Buffer); no
 // two owners live together overlap in bytes
 // (OffsetOverlap), checked by validate_offsets on the owners as buffers;
-// each view sits at its root's offset (ViewOffsetMismatch); then
+// each view lies inside its root (ViewOutsideRoot) and sits at its root's
+// offset plus its window (ViewOffsetMismatch); then
 // validate_liveness. Unknown sizes skip the checks that need them.
 // O(n log n).
 template <activation_graph G, size_oracle Oracle>
@@ -325,16 +409,8 @@ template <activation_graph G, size_oracle Oracle>
         if (err.other != no_value) err.other = std::max(a, b);
         return unexpected(err);
     }
-    for (std::size_t v = 0; v < live.value_count(); ++v) {
-        const ValueId r = live.roots[v];
-        if (r != v && live.is_owner(r) && plan.offset_of(static_cast<ValueId>(v)) != plan.offset_of(r)) {
-            ValidateError err;
-            err.kind = ValidateError::Kind::view_offset_mismatch;
-            err.value = static_cast<ValueId>(v);
-            err.other = r;
-            return unexpected(err);
-        }
-    }
+    const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
+    if (auto ok = detail::check_view_offsets(*made, offset_of, [](ValueId, ValueId) { return true; }); !ok) return ok;
     return validate_liveness(g, views, live, options);
 }
 

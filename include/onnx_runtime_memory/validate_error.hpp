@@ -43,7 +43,7 @@ struct ValidateError {
         misaligned_offset,     // owner `value`'s offset is not a multiple of the alignment
         outside_arena,         // owner `value` ends past the arena
         offset_overlap,        // owners `value` and `other` are live together and overlap in bytes
-        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset
+        view_offset_mismatch,  // view `value` is not at its root owner `other`'s offset (plus its window)
         pin_moved,             // owner `value` is pinned at `capacity` but placed at `size`
         missing_offset,        // owner `value` has no offset (no_offset, or past the plan's table)
         external_placed,       // `value` is outside the arena (OutputPlacement::external: a graph output, or
@@ -61,6 +61,8 @@ struct ValidateError {
                                // wrong bytes, offsets or order)
         wrong_spill_totals,    // the plan's totals (fast_bytes, slow_bytes, transfer_bytes, its bound,
                                // spilled_buffers) say `capacity`, its segments and copies give `size`
+        view_outside_root,     // view `value` at an offset ends at byte `size` of its root `other` (SIZE_MAX:
+                               // past it), whose size is `capacity`
     };
 
     Kind kind{};
@@ -126,7 +128,12 @@ struct ValidateError {
             case Kind::outside_arena: return "owner " + v(value) + " ends past the arena";
             case Kind::offset_overlap:
                 return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
-            case Kind::view_offset_mismatch: return "view " + v(value) + " is not at its root " + v(other) + "'s offset";
+            case Kind::view_offset_mismatch:
+                return "view " + v(value) + " is not at its root " + v(other) + "'s offset (plus its offset in the root)";
+            case Kind::view_outside_root:
+                return "view " + v(value) + " does not lie inside its root " + v(other) + ": it ends at byte " +
+                       (size == static_cast<std::size_t>(-1) ? std::string("past SIZE_MAX") : std::to_string(size)) +
+                       " of the root's " + std::to_string(capacity);
             case Kind::missing_offset: return "owner " + v(value) + " has no offset in the arena";
             case Kind::external_placed:
                 return v(value) + " is an external graph output (or shares its bytes), allocated by the executor, "

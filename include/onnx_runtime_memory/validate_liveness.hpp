@@ -132,7 +132,8 @@ template <activation_graph G>
     auto folded = detail::check_folds(g, views, live, options);
     if (!folded) return unexpected(folded.error());
     std::vector<ValueId> root;
-    if (auto ok = detail::resolve_roots(*folded, V, root); !ok) return plan_error(ok.error());
+    std::vector<std::size_t> window;  // the windows are validate's own business (validate.hpp)
+    if (auto ok = detail::resolve_roots(*folded, V, root, window); !ok) return plan_error(ok.error());
     // The planner reads each value's bytes from live.roots: they must be
     // the ones the views and the checked folds give.
     for (std::size_t v = 0; v < V; ++v)

@@ -131,18 +131,9 @@ template <activation_graph G, size_oracle Oracle>
         }
         return unexpected(err);
     }
-    for (std::size_t v = 0; v < live.value_count(); ++v) {
-        const ValueId r = live.roots[v];
-        if (r == v || !live.is_owner(r)) continue;
-        if (at(plan.offsets, v, no_offset) != at(plan.offsets, r, no_offset) ||
-            at(plan.space, v, no_space) != at(plan.space, r, no_space)) {
-            ValidateError err;
-            err.kind = ValidateError::Kind::view_offset_mismatch;
-            err.value = static_cast<ValueId>(v);
-            err.other = r;
-            return unexpected(err);
-        }
-    }
+    const auto offset_of = [&](ValueId v) { return at(plan.offsets, v, no_offset); };
+    const auto same_space = [&](ValueId v, ValueId r) { return at(plan.space, v, no_space) == at(plan.space, r, no_space); };
+    if (auto ok = detail::check_view_offsets(*made, offset_of, same_space); !ok) return ok;
     return validate_liveness(g, views, live, options);
 }
 

@@ -9,16 +9,20 @@
 
 namespace onnx_runtime_memory {
 
-// Edges view -> source. A view owns no buffer: it aliases its source, and
-// root(v) (following edges until a value with none) is the buffer it pins.
-// Which ops make views is the caller's business. Stored densely by view id:
-// O(1) insert and lookup, iteration in ascending view id (deterministic).
+// Edges view -> source. A view owns no buffer: it aliases its source's
+// bytes from a byte offset on (0 unless the edge says otherwise: a Split or
+// Slice output is a window into its input), and root(v) (following edges
+// until a value with none) is the buffer it pins; offsets add up along the
+// chain. Which ops make views, and where, is the caller's business. Stored
+// densely by view id: O(1) insert and lookup, iteration in ascending view id
+// (deterministic); the offsets take memory only once one is not 0.
 class ViewMap {
 public:
     ViewMap() = default;
 
-    // Adds view -> source, replacing an edge the view already had.
-    void insert(ValueId view, ValueId source) {
+    // Adds view -> source, its bytes from `offset` on in the source's,
+    // replacing an edge the view already had.
+    void insert(ValueId view, ValueId source, std::size_t offset = 0) {
         if (source == no_value) {  // cannot be stored as an edge; planning reports it
             if (unstorable_view_ == no_value) unstorable_view_ = view;
             return;
@@ -26,11 +30,14 @@ public:
         if (view >= source_.size()) source_.resize(std::size_t{view} + 1, no_value);
         if (source_[view] == no_value) ++edges_;
         source_[view] = source;
+        if (offset != 0 && offset_.size() < source_.size()) offset_.resize(source_.size(), 0);
+        if (view < offset_.size()) offset_[view] = offset;
     }
     // Removes the edge of `view`, if any.
     void erase(ValueId view) noexcept {
         if (view < source_.size() && source_[view] != no_value) {
             source_[view] = no_value;
+            if (view < offset_.size()) offset_[view] = 0;
             --edges_;
         }
     }
@@ -39,6 +46,14 @@ public:
         if (view < source_.size() && source_[view] != no_value) return source_[view];
         return std::nullopt;
     }
+    // Where the view's bytes start in its source's: 0 for an edge without
+    // an offset, and for a value with no edge.
+    [[nodiscard]] std::size_t offset_of(ValueId view) const noexcept {
+        return view < offset_.size() && source_[view] != no_value ? offset_[view] : 0;
+    }
+    // Whether an edge was ever given an offset other than 0 (then planning
+    // works out each view's window in its root).
+    [[nodiscard]] bool has_offsets() const noexcept { return !offset_.empty(); }
     [[nodiscard]] bool contains(ValueId view) const noexcept { return source_of(view).has_value(); }
     [[nodiscard]] std::size_t size() const noexcept { return edges_; }
     [[nodiscard]] bool empty() const noexcept { return edges_ == 0; }
@@ -57,7 +72,8 @@ public:
     }
 
 private:
-    std::vector<ValueId> source_;  // source_[view], or no_value
+    std::vector<ValueId> source_;      // source_[view], or no_value
+    std::vector<std::size_t> offset_;  // offset_[view]; empty until an offset is not 0
     std::size_t edges_ = 0;
     ValueId unstorable_view_ = no_value;
 };

@@ -40,6 +40,9 @@ template <activation_graph G>
         while (group[v] != v) v = group[v] = group[group[v]];
         return v;
     };
+    std::vector<std::uint8_t> windowed(V, 0);  // roots whose bytes hold a view at an offset
+    for (std::size_t v = 0; v < live.windows.size(); ++v)
+        if (live.windows[v] != 0) windowed[live.roots[v]] = true;
     std::vector<NodeIndex> last(V, no_node), folded_at(V, no_node);  // a group's last use, and its last fold
     for (ValueId v : live.owners) last[v] = live.intervals[v].use_end;
     std::vector<NodeIndex> read_by(V, no_node), made_by(V, no_node);  // == n: node n reads / writes v
@@ -64,6 +67,7 @@ template <activation_graph G>
         const ValueId r = find(live.roots[in]);
         if (!live.is_owner(live.roots[in])) result[h] = InplaceResult::input_not_owner;
         else if (output_root[r]) result[h] = InplaceResult::input_is_graph_output;
+        else if (windowed[r]) result[h] = InplaceResult::input_holds_windows;
         else if (last[r] != n || folded_at[r] == n) result[h] = InplaceResult::input_read_later;
         else {
             result[h] = InplaceResult::taken;
@@ -71,6 +75,7 @@ template <activation_graph G>
             group[out] = r;
             last[r] = last[out];
             output_root[r] = output_root[out];
+            windowed[r] = windowed[out];  // the output's windows are the group's now
         }
     }
     return result;
