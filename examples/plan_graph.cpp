@@ -11,6 +11,10 @@
 //   --views OP,OP,...|none ops whose output is a view of their first input
 //                          (default Reshape,Flatten,Squeeze,Unsqueeze,Identity;
 //                          none for .csv files)
+//   --slices               a Split that cuts its input into contiguous pieces copies
+//                          nothing: its outputs are views of the input at their byte
+//                          offsets (ir::add_split_windows); graph text `view` lines
+//                          state such views too, always
 //   --inputs               put graph inputs in the arena
 //   --bounds SYM=N,...     size symbolic dimensions at these bounds
 //   --align N              arena offset alignment in bytes (default 64)
@@ -68,6 +72,7 @@ namespace {
 struct Args {
     std::vector<std::string> paths;
     bool json = false;
+    bool slices = false;  // --slices
     orm::PlanOptions options;
     std::optional<std::vector<std::string>> view_ops;  // nullopt: the default for the file type
     orm::SymbolBounds bounds;
@@ -89,7 +94,7 @@ struct Args {
 constexpr int planned = 0, failed = 1, deferred = 2;
 
 constexpr const char* usage_text =
-    "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--bounds SYM=N,...]\n"
+    "usage: plan_graph [--json] [--inputs] [--views OP,OP,...|none] [--slices] [--bounds SYM=N,...]\n"
     "                  [--align N] [--exact N] [--search N] [--time-limit-ms N] [--cpu-clock] [--svg FILE]\n"
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
@@ -193,6 +198,7 @@ struct Analysis {
     std::size_t peak_position = 0;
     // --inplace: the hints the op list gives, how many were taken, and the arena with them.
     std::size_t inplace_hints = 0, inplace_taken = 0;
+    ir::SplitWindows split_windows;  // --slices: the Splits' outputs made views at an offset
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
@@ -307,7 +313,11 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     };
     place_scratch(nullptr);
     const auto view_ops = args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops;
-    a.views = ir::views_from_ops(a.g, view_ops);
+    const auto make_views = [&] {
+        a.views = ir::views_from_ops(a.g, view_ops);
+        if (args.slices) a.split_windows = ir::add_split_windows(a.g, a.views);
+    };
+    make_views();
     if ((args.reorder || !args.write_order.empty()) && !instance) {
         // The graph text with its node lines in the memory-aware order (the
         // other lines where they were), read again: the rest plans it.
@@ -339,7 +349,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
         auto reordered = ir::read_graph_text(out);
         if (!reordered) return fmt::format("{}: the reordered text: {}", path, reordered.error().describe());
         a.g = std::move(*reordered);
-        a.views = ir::views_from_ops(a.g, view_ops);
+        make_views();
         place_scratch(&mo->order);  // each node's scratch where that node now runs
         a.order = std::move(*mo);
     }
@@ -543,7 +553,8 @@ void print_json(const Analysis& a) {
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
         "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"proven_bound_bytes\":{},"
         "\"arena_strategy\":{},\"slot_strategy\":\"{}\","
-        "\"alignment\":{},\"dynamic_values\":[{}],\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
+        "\"alignment\":{},\"dynamic_values\":[{}],\"offset_views\":{},\"copies_avoided_bytes\":{},"
+        "\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
         p.savings_ratio(), "[" + names(a.g, a.status->unknown_sizes()) + "]",
@@ -552,7 +563,8 @@ void print_json(const Analysis& a) {
         number(a.arena ? std::optional(a.arena->arena_bytes) : std::nullopt),
         number(a.arena ? std::optional(a.arena->proven_bound_bytes) : std::nullopt),
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null", orm::to_string(a.slot_strategy),
-        number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values), a.load_us,
+        number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values),
+        a.split_windows.views + a.g.stated_views().size(), a.split_windows.copies_avoided_bytes, a.load_us,
         a.plan_us, a.arena_us,
         (a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
                                        "\"inplace_arena_bytes\":{}",
@@ -629,6 +641,9 @@ void print_report(const Analysis& a) {
                    human(a.order->peak_bytes), orm::to_string(a.order->strategy),
                    a.order->proven_optimal ? "proven optimal" : "not proven optimal", human(a.order->given_peak_bytes),
                    human(a.order->lower_bound_bytes));
+    if (a.split_windows.views > 0)
+        fmt::print("  slices                 {:>10}  of copies avoided: {} Split outputs are views at an offset\n",
+                   human(a.split_windows.copies_avoided_bytes), a.split_windows.views);
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -781,11 +796,12 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
         const auto& o = (*offsets)[v];
         const bool planned = s.bytes.has_value();
         out += fmt::format("{}{{\"name\":{},\"kind\":\"{}\",\"root\":{},\"bytes\":{},\"first\":{},\"last\":{},\"slot\":{},"
-                           "\"offset\":{}{}}}",
+                           "\"offset\":{}{}{}}}",
                            v ? ",\n" : "\n", json_string(a.g.value_name(v)), orm::to_string(s.kind),
                            json_string(a.g.value_name(s.root)), number(s.bytes.value_or(0), planned),
                            number(s.live.def, planned), number(s.live.use_end, planned),
                            number(s.slot.value, !s.slot.is_none()), number(o.offset, o.offset != orm::no_offset),
+                           s.window ? fmt::format(",\"window\":{}", s.window) : std::string(),
                            a.spaced ? in_space(a.spaced->space[v], a.spaced->offsets[v])
                                     : a.spilled ? resident(a.spilled->record[v]) : std::string());
     }
@@ -877,6 +893,7 @@ int main(int argc, char** argv) {
             return planned;
         }
         if (a == "--json") args.json = true;
+        else if (a == "--slices") args.slices = true;
         else if (a == "--inputs") args.options.include_graph_inputs = true;
         else if (a == "--views") {
             const auto v = value();
