@@ -11,10 +11,11 @@
 //   --views OP,OP,...|none ops whose output is a view of their first input
 //                          (default Reshape,Flatten,Squeeze,Unsqueeze,Identity;
 //                          none for .csv files)
-//   --slices               a Split that cuts its input into contiguous pieces copies
-//                          nothing: its outputs are views of the input at their byte
-//                          offsets (ir::add_split_windows); graph text `view` lines
-//                          state such views too, always
+//   --slices               Splits and Concats of contiguous pieces copy nothing: a
+//                          Split's outputs become views of its input at their byte
+//                          offsets, a Concat's inputs parts of its output
+//                          (ir::add_slices); graph text `view` and `part` lines
+//                          state such views and parts too, always
 //   --inputs               put graph inputs in the arena
 //   --bounds SYM=N,...     size symbolic dimensions at these bounds
 //   --align N              arena offset alignment in bytes (default 64)
@@ -198,7 +199,7 @@ struct Analysis {
     std::size_t peak_position = 0;
     // --inplace: the hints the op list gives, how many were taken, and the arena with them.
     std::size_t inplace_hints = 0, inplace_taken = 0;
-    ir::SplitWindows split_windows;  // --slices: the Splits' outputs made views at an offset
+    ir::Slices slices;  // --slices: the Splits' outputs made views at an offset, the Concats' inputs parts
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
@@ -315,7 +316,16 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     const auto view_ops = args.view_ops ? *args.view_ops : is_csv(path) ? std::vector<std::string>{} : ir::default_view_ops;
     const auto make_views = [&] {
         a.views = ir::views_from_ops(a.g, view_ops);
-        if (args.slices) a.split_windows = ir::add_split_windows(a.g, a.views);
+        if (!args.slices) return;
+        orm::PlanOptions measured = a.options;  // the bound --slices keeps its edges by: with --inplace's hints
+        if (args.inplace_ops) measured.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
+        const auto oracle = orm::bounded_size_oracle(a.g, args.bounds);
+        a.slices = ir::add_slices(a.g, a.views, [&](const orm::ViewMap& views) -> std::optional<std::size_t> {
+            auto live = orm::compute_liveness(a.g, views, measured);
+            if (!live) return std::nullopt;
+            const auto bounds = orm::lower_bounds(*live, oracle, args.arena.alignment);
+            return bounds ? std::optional(bounds->offset_bytes) : std::nullopt;
+        });
     };
     make_views();
     if ((args.reorder || !args.write_order.empty()) && !instance) {
@@ -544,6 +554,10 @@ std::string spaces_json(const Analysis& a) {
 }
 
 void print_json(const Analysis& a) {
+    const auto stated = [&](bool part) {
+        return static_cast<std::size_t>(std::count_if(a.g.stated_views().begin(), a.g.stated_views().end(),
+                                                      [&](const auto& s) { return s.part == part; }));
+    };
     const bool complete = a.status->is_complete();
     const orm::ActivationPlan none;
     const auto& p = complete ? a.status->plan() : none;
@@ -553,7 +567,7 @@ void print_json(const Analysis& a) {
         "\"naive_bytes\":{},\"peak_bytes\":{},\"num_slots\":{},\"savings_ratio\":{:.6f},\"unknown_sizes\":{},"
         "\"lower_bound_bytes\":{},\"slot_lower_bound_bytes\":{},\"arena_bytes\":{},\"proven_bound_bytes\":{},"
         "\"arena_strategy\":{},\"slot_strategy\":\"{}\","
-        "\"alignment\":{},\"dynamic_values\":[{}],\"offset_views\":{},\"copies_avoided_bytes\":{},"
+        "\"alignment\":{},\"dynamic_values\":[{}],\"offset_views\":{},\"parts\":{},\"copies_avoided_bytes\":{},"
         "\"load_us\":{:.1f},\"plan_us\":{:.1f},\"arena_plan_us\":{:.1f}{}}}\n",
         json_string(a.g.name()), json_string(a.file), complete ? "complete" : "deferred", a.g.node_count(),
         a.g.value_count(), a.live.owners.size(), a.views.size(), p.naive_bytes, p.peak_bytes, p.num_slots(),
@@ -564,7 +578,7 @@ void print_json(const Analysis& a) {
         number(a.arena ? std::optional(a.arena->proven_bound_bytes) : std::nullopt),
         a.arena ? json_string(orm::to_string(a.arena->strategy)) : "null", orm::to_string(a.slot_strategy),
         number(a.arena ? std::optional(a.arena->alignment) : std::nullopt), names(a.g, p.dynamic_values),
-        a.split_windows.views + a.g.stated_views().size(), a.split_windows.copies_avoided_bytes, a.load_us,
+        a.slices.views + stated(false), a.slices.parts + stated(true), a.slices.copies_avoided_bytes, a.load_us,
         a.plan_us, a.arena_us,
         (a.inplace_arena ? fmt::format(",\"inplace_hints\":{},\"inplace_taken\":{},\"inplace_lower_bound_bytes\":{},"
                                        "\"inplace_arena_bytes\":{}",
@@ -641,9 +655,11 @@ void print_report(const Analysis& a) {
                    human(a.order->peak_bytes), orm::to_string(a.order->strategy),
                    a.order->proven_optimal ? "proven optimal" : "not proven optimal", human(a.order->given_peak_bytes),
                    human(a.order->lower_bound_bytes));
-    if (a.split_windows.views > 0)
-        fmt::print("  slices                 {:>10}  of copies avoided: {} Split outputs are views at an offset\n",
-                   human(a.split_windows.copies_avoided_bytes), a.split_windows.views);
+    if (a.slices.views + a.slices.parts > 0)
+        fmt::print("  slices                 {:>10}  of copies avoided: {} Split outputs views at an offset, {} Concat "
+                   "inputs parts of its output; {} Concats copy nothing\n",
+                   human(a.slices.copies_avoided_bytes), a.slices.views, a.slices.parts,
+                   orm::no_op_nodes(a.g, a.views).size());
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -818,6 +834,11 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
                            : a.spilled ? resident(a.spilled->scratch_record[in_slots[k].node])
                                        : std::string());
     out += "\n]";
+    if (a.views.has_parts()) {  // the nodes the executor skips: their inputs are parts of their output
+        std::string nodes;
+        for (const orm::NodeIndex n : orm::no_op_nodes(a.g, a.views)) nodes += fmt::format("{}{}", nodes.empty() ? "" : ",", n);
+        out += ",\"no_op_nodes\":[" + nodes + "]";
+    }
     if (a.spilled) {  // the copies in the order to run them, each naming its value (an owner: copies are of owners)
         out += ",\"transfers\":[";
         const auto& p = a.spilled->spill;

@@ -1,11 +1,14 @@
 // Views at a byte offset (ViewMap::insert's third argument): a Split's
 // outputs as windows into its input, windows of windows, the checks that
 // keep every window inside its root, and validate's own view of them.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ir/views.hpp"
@@ -328,7 +331,7 @@ TEST_CASE("offset views: random windows, chains of them and unknown sizes: every
     }
 }
 
-TEST_CASE("offset views: ir::add_split_windows takes a Split only when each piece is one run of its input's bytes") {
+TEST_CASE("offset views: ir::add_slices takes a Split only when each piece is one run of its input's bytes") {
     ir::Builder b("splits");
     b.tensor("x", u8, {4}).tensor("outer", ElementType::float32, {4, 8}).tensor("inner", ElementType::float32, {2, 8});
     b.tensor("o0", ElementType::float32, {1, 8}).tensor("o1", ElementType::float32, {3, 8});      // axis 0: contiguous
@@ -343,8 +346,9 @@ TEST_CASE("offset views: ir::add_split_windows takes a Split only when each piec
     b.node("Z", {"o0", "o1", "i0", "i1", "u0", "u1", "f0", "f1"}, {"z"}).tensor("z", u8, {1}).output("z");
     const auto g = b.build();
     orm::ViewMap views;
-    const auto done = ir::add_split_windows(g, views);
+    const auto done = ir::add_slices(g, views);
     CHECK(done.views == 4);
+    CHECK(done.parts == 0);
     CHECK(done.copies_avoided_bytes == 4 * 32 + 4 * 8);
     CHECK(views.source_of(id(g, "o1")) == id(g, "outer"));
     CHECK(views.offset_of(id(g, "o1")) == 32);
@@ -352,4 +356,181 @@ TEST_CASE("offset views: ir::add_split_windows takes a Split only when each piec
     CHECK_FALSE(views.contains(id(g, "i0")));
     CHECK_FALSE(views.contains(id(g, "u1")));
     arena_ok(g, views);
+}
+
+namespace {
+
+// A dense block as DenseNet exports it: each layer reads the Concat of all
+// features so far. x -> A -> x0 (64 bytes); c1 = Concat(x0); B(c1) -> x1
+// (32); c2 = Concat(x0, x1); C(c2) -> x2 (32); c3 = Concat(x0, x1, x2)
+// (128); D(c3) -> y (16). Positions: A 0, Concat 1, B 2, Concat 3, C 4,
+// Concat 5, D 6.
+ir::Graph dense_block() {
+    ir::Builder b("dense_block");
+    b.tensor("x", u8, {16}).tensor("x0", u8, {64}).tensor("c1", u8, {64}).tensor("x1", u8, {32});
+    b.tensor("c2", u8, {96}).tensor("x2", u8, {32}).tensor("c3", u8, {128}).tensor("y", u8, {16});
+    b.input("x").node("A", {"x"}, {"x0"}).node("Concat", {"x0"}, {"c1"}).node("B", {"c1"}, {"x1"});
+    b.node("Concat", {"x0", "x1"}, {"c2"}).node("C", {"c2"}, {"x2"}).node("Concat", {"x0", "x1", "x2"}, {"c3"});
+    b.node("D", {"c3"}, {"y"}).output("y");
+    return b.build();
+}
+
+// Each feature is a part of the first Concat that holds it, and each
+// Concat a part of the next at 0: the block lives in c3's one buffer.
+orm::ViewMap dense_parts(const ir::Graph& g, std::size_t x1_at = 64) {
+    orm::ViewMap views;
+    views.insert_part(id(g, "x0"), id(g, "c1"), 0);
+    views.insert_part(id(g, "c1"), id(g, "c2"), 0);
+    views.insert_part(id(g, "x1"), id(g, "c2"), x1_at);
+    views.insert_part(id(g, "c2"), id(g, "c3"), 0);
+    views.insert_part(id(g, "x2"), id(g, "c3"), 96);
+    return views;
+}
+
+// Runs the block on bytes: every value at `at(v)`; a node in `skip` does
+// nothing. A writes 64 bytes from x; B and C mix every byte they read; a
+// Concat copies its inputs one after another; D sums c3 into y.
+template <class At>
+void run_block(const ir::Graph& g, At&& at, const std::vector<orm::NodeIndex>& skip) {
+    for (std::size_t n = 0; n < g.node_count(); ++n) {
+        if (std::find(skip.begin(), skip.end(), n) != skip.end()) continue;
+        const auto in = g.node_inputs(n);
+        const ValueId out = g.node_outputs(n)[0];
+        const std::size_t out_bytes = *orm::static_size(g, out);
+        const std::string_view op = g.op_type(n);
+        if (op == "Concat") {
+            std::size_t k = 0;
+            for (ValueId v : in) {
+                const std::size_t s = *orm::static_size(g, v);
+                std::memmove(at(out) + k, at(v), s);
+                k += s;
+            }
+            continue;
+        }
+        const std::size_t in_bytes = *orm::static_size(g, in[0]);
+        std::vector<std::uint8_t> tmp(out_bytes);
+        for (std::size_t i = 0; i < out_bytes; ++i) {
+            std::uint32_t acc = static_cast<std::uint32_t>(op[0]) * 131u + static_cast<std::uint32_t>(i);
+            for (std::size_t j = 0; j < in_bytes; ++j) acc = acc * 31u + at(in[0])[j];
+            tmp[i] = static_cast<std::uint8_t>(acc ^ (acc >> 8));
+        }
+        std::memcpy(at(out), tmp.data(), out_bytes);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("parts: a dense block's features and Concats live in the last Concat's buffer, from the first feature on") {
+    const auto g = dense_block();
+    const auto views = dense_parts(g);
+    const auto live = orm::compute_liveness(g, views);
+    REQUIRE(live.has_value());
+    for (const char* v : {"x0", "c1", "x1", "c2", "x2"}) CHECK(live->roots[id(g, v)] == id(g, "c3"));
+    CHECK(live->windows[id(g, "x1")] == 64);
+    CHECK(live->windows[id(g, "x2")] == 96);
+    CHECK(test::iv(*live, g, "c3") == orm::Interval{0, 6});  // from A, which writes x0, to D
+    CHECK(live->owners == std::vector<ValueId>{id(g, "c3"), id(g, "y")});
+    CHECK(live->allocation_order == live->owners);
+
+    const auto plan = arena_ok(g, views);
+    CHECK(plan.arena_bytes == 128 + 16);  // c3 and y: the Concats and features take nothing more
+    const auto slots = test::plan_ok(g, views);
+    CHECK(slots.naive_bytes == 128 + 16);
+    const auto table = orm::placements(g, views, plan, orm::static_size_oracle(g));
+    REQUIRE(table.has_value());
+    CHECK((*table)[id(g, "x2")].kind == orm::ValueKind::part);
+    CHECK((*table)[id(g, "x2")].window == 96);
+    CHECK(std::string(orm::to_string(orm::ValueKind::part)) == "part");
+    CHECK(orm::no_op_nodes(g, views) == std::vector<orm::NodeIndex>{1, 3, 5});
+    CHECK(orm::no_op_nodes(g, orm::ViewMap{}).empty());
+
+    // Run it: in the arena, the Concats skipped, the arena filled with 0xA5
+    // first; and with one buffer per tensor, every node run. Same y.
+    std::vector<std::uint8_t> arena(plan.arena_bytes, 0xA5), input(16);
+    for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(7 * i + 1);
+    const auto in_arena = [&](ValueId v) {
+        return v == id(g, "x") ? input.data() : arena.data() + *plan.offset_of(v);
+    };
+    run_block(g, in_arena, orm::no_op_nodes(g, views));
+    std::vector<std::vector<std::uint8_t>> own(g.value_count());
+    for (ValueId v = 0; v < g.value_count(); ++v) own[v].resize(orm::static_size(g, v).value_or(0));
+    own[id(g, "x")] = input;
+    run_block(g, [&](ValueId v) { return own[v].data(); }, {});
+    const auto y = id(g, "y");
+    CHECK(std::equal(own[y].begin(), own[y].end(), arena.begin() + static_cast<std::ptrdiff_t>(*plan.offset_of(y))));
+}
+
+TEST_CASE("parts: each rule is an error value naming the culprit") {
+    const auto g = dense_block();
+    const auto oracle = orm::static_size_oracle(g);
+    const auto kind_of = [&](const orm::ViewMap& views) {
+        const auto r = orm::plan_arena(g, views, oracle);
+        REQUIRE_FALSE(r.has_value());
+        return r.error();
+    };
+    // x1 at 32 of c2 overlaps c1, at [0, 64).
+    const auto overlap = kind_of(dense_parts(g, 32));
+    CHECK(overlap.kind == PlanError::Kind::parts_overlap);
+    CHECK(overlap.value == id(g, "c1"));
+    CHECK(overlap.other == id(g, "x1"));
+    // Past c3's end.
+    auto past = dense_parts(g);
+    past.insert_part(id(g, "x2"), id(g, "c3"), 100);
+    CHECK(kind_of(past).kind == PlanError::Kind::view_outside_root);
+    // A graph input is written by no node.
+    auto input = dense_parts(g);
+    input.insert_part(id(g, "x"), id(g, "c3"), 0);
+    const auto e = kind_of(input);
+    CHECK(e.kind == PlanError::Kind::part_not_produced);
+    CHECK(e.value == id(g, "x"));
+    // y (made by D, after c3) cannot be a part of c3.
+    auto later = dense_parts(g);
+    later.insert_part(id(g, "y"), id(g, "c3"), 0);
+    const auto after = kind_of(later);
+    CHECK(after.kind == PlanError::Kind::part_after_whole);
+    CHECK(after.value == id(g, "y"));
+    CHECK(after.node == 6);
+    CHECK(after.message().find("after that value is produced") != std::string::npos);
+
+    // validate checks the parts itself: the plan of the good map is
+    // rejected against a map whose parts overlap, and moved parts are caught.
+    const auto plan = arena_ok(g, dense_parts(g));
+    const auto v = orm::validate_arena(g, dense_parts(g, 32), plan, oracle, 64);
+    REQUIRE_FALSE(v.has_value());
+    CHECK(v.error().kind == ValidateError::Kind::parts_overlap);
+    auto moved = plan;
+    moved.offsets[id(g, "x1")] += 1;
+    CHECK(orm::validate_arena(g, dense_parts(g), moved, oracle, 64).error().kind ==
+          ValidateError::Kind::view_offset_mismatch);
+    // And the parts' bytes hold c3 from A on: an interval starting later is caught.
+    auto live = *orm::compute_liveness(g, dense_parts(g));
+    live.intervals[id(g, "c3")].def = 2;
+    const auto late = orm::validate_liveness(g, dense_parts(g), live);
+    REQUIRE_FALSE(late.has_value());
+}
+
+TEST_CASE("parts: in place, the memory-aware order and the re-planner keep them") {
+    const auto g = dense_block();
+    const auto views = dense_parts(g);
+    const auto oracle = orm::static_size_oracle(g);
+    orm::PlanOptions options;
+    options.inplace = {{id(g, "y"), id(g, "c3")}};  // D may not write over c3: its parts live there
+    CHECK(*orm::explain_inplace(g, views, options) == std::vector<orm::InplaceResult>{orm::InplaceResult::input_holds_windows});
+
+    const auto order = orm::memory_aware_order(g, views, oracle);
+    REQUIRE(order.has_value());
+    CHECK(order->peak_bytes == 128 + 16);
+    const auto ordered = orm::in_order(g, order->order);
+    REQUIRE(ordered.has_value());
+    const auto planned = orm::plan_arena(*ordered, views, orm::static_size_oracle(*ordered));
+    REQUIRE(planned.has_value());
+    CHECK(orm::validate_arena(*ordered, views, planned->plan(), orm::static_size_oracle(*ordered), 64).has_value());
+
+    auto model = orm::PlannedModel::create(g, views);
+    REQUIRE(model.has_value());
+    REQUIRE(model->plan(oracle).has_value());
+    CHECK(model->validate(g, oracle).has_value());
+    CHECK(model->no_op_nodes() == std::vector<orm::NodeIndex>{1, 3, 5});
+    CHECK(model->placements()[id(g, "x1")].kind == orm::ValueKind::part);
+    CHECK(model->arena().arena_bytes == 144);
 }

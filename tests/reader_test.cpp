@@ -116,8 +116,11 @@ TEST_CASE("malformed input is reported with its line") {
         {with_header("graph g\ninput x\nnode S x -> y\nview y of x at 99999999999999999999\n"), 6, "too large"},
         {with_header("graph g\ninput x\nnode S x -> y\nview - of x at 8\n"), 6, "not a value name"},
         {with_header("graph g\ninput x\nnode S x -> y\nview y of x at 0\nview y of x at 8\n"), 7,
-         "already a view on line 6"},
+         "already a view or part on line 6"},
         {with_header("graph g\ninput x\nnode S x -> y\nview y of ghost at 0\n"), 6, "'ghost' is never defined"},
+        {with_header("graph g\ninput x\nnode S x -> y\npart y of x\n"), 6, "'part NAME of WHOLE at BYTES'"},
+        {with_header("graph g\ninput x\nnode S x -> y\nview y of x at 0\npart y of x at 8\n"), 7,
+         "already a view or part on line 6"},
     };
     for (const auto& c : cases) {
         INFO(c.text);

@@ -66,6 +66,13 @@ int main() {
     bad += !table || orm::scratch_placements(arena->plan(), options).size() != 1;
     bad += !orm::placements(g, views, slots->plan(), oracle, options).has_value();
 
+    orm::ViewMap parts = views;
+    parts.insert_part(3, 5, 0);  // b written straight into y's bytes
+    bad += parts.offset_of(3) != 0 || !parts.is_part(3) || !parts.has_parts();
+    auto with_parts = orm::plan_arena(g, parts, oracle, options);
+    bad += !with_parts || !orm::validate_arena(g, parts, with_parts->plan(), oracle, 64, options);
+    bad += !orm::no_op_nodes(g, parts).empty();  // C reads c too, which is no part
+
     auto live = orm::compute_liveness(g, views, options);
     bad += !live || !orm::validate_liveness(g, views, *live, options) || !orm::check_liveness(*live);
     bad += !orm::lower_bounds(*live, oracle, 64).has_value();

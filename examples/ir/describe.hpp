@@ -40,7 +40,10 @@ namespace ir {
         case K::input_produced:
         case K::plan_mismatch:
         case K::view_of_later_value:
-        case K::view_outside_root: {
+        case K::view_outside_root:
+        case K::part_not_produced:
+        case K::part_after_whole:
+        case K::parts_overlap: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
             if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&

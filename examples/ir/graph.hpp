@@ -78,11 +78,13 @@ public:
     [[nodiscard]] bool has_type(ValueId v) const noexcept { return values_[v].typed; }
     // The source line of node n (0 when built in code).
     [[nodiscard]] std::size_t node_line(std::size_t n) const noexcept { return nodes_[n].line; }
-    // Views the graph states itself (graph text `view` lines): `view`'s
-    // bytes are `source`'s from `offset` on. In the order stated.
+    // Views the graph states itself (graph text `view` and `part` lines):
+    // `view`'s bytes are `source`'s from `offset` on; a part is written into
+    // them by its producer (ViewMap::insert_part). In the order stated.
     struct StatedView {
         ValueId view = 0, source = 0;
         std::size_t offset = 0;
+        bool part = false;
     };
     [[nodiscard]] std::span<const StatedView> stated_views() const noexcept { return stated_views_; }
 
@@ -117,7 +119,9 @@ public:
     }
     void mark_output(ValueId v) { outputs_.push_back(v); }
     void mark_initializer(ValueId v) { values_[v].initializer = true; }
-    void add_view(ValueId view, ValueId source, std::size_t offset) { stated_views_.push_back({view, source, offset}); }
+    void add_view(ValueId view, ValueId source, std::size_t offset, bool part = false) {
+        stated_views_.push_back({view, source, offset, part});
+    }
     // Appends a node; ids are taken as given (the planner checks them).
     void add_node(std::string_view op, std::span<const ValueId> inputs, std::span<const ValueId> outputs,
                   std::size_t line = 0) {

@@ -145,7 +145,7 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
 // Reads graph text v1. Checks: the header line; one `graph` line before the
 // rest; known keywords and well-formed lines; every value defined exactly
 // once (input, weight or node output); at most one `value` line per value,
-// and one `view` line;
+// and one `view` or `part` line;
 // every value named anywhere is defined somewhere. Node order is not checked
 // here: the planner checks it.
 [[nodiscard]] inline onnx_runtime_memory::expected<Graph, ReadError> read_graph_text(std::string_view text) {
@@ -156,7 +156,7 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
     Graph g;
     std::vector<std::uint32_t> defined_at;   // by value id: line of its definition, 0 if none yet
     std::vector<std::uint32_t> first_named;  // by value id: first line naming it
-    std::vector<std::uint32_t> stated_view;  // by value id: line of its `view` line, 0 if none
+    std::vector<std::uint32_t> stated_view;  // by value id: line of its `view` or `part` line, 0 if none
     std::vector<bool> typed, output;
     const auto name_value = [&](std::string_view name, std::size_t line) {
         const ValueId v = g.value(name);
@@ -255,19 +255,20 @@ inline std::string parse_type(std::string_view text, ElementType& type, std::vec
                 outs.push_back(v);
             }
             g.add_node(tok[1], ins, outs, line_no);
-        } else if (kw == "view") {
+        } else if (kw == "view" || kw == "part") {
             if (tok.size() != 6 || tok[2] != "of" || tok[4] != "at")
-                return fail(line_no, "'view' takes 'view NAME of SOURCE at BYTES'");
+                return fail(line_no, "'" + std::string(kw) + "' takes '" + std::string(kw) + " NAME of " +
+                                         (kw == "view" ? "SOURCE" : "WHOLE") + " at BYTES'");
             if (!valid_name(tok[1]) || !valid_name(tok[3]))
                 return fail(line_no, "'" + std::string(valid_name(tok[1]) ? tok[3] : tok[1]) + "' is not a value name");
             std::size_t offset = 0;
             if (auto err = detail::parse_bytes(tok[5], offset); !err.empty()) return fail(line_no, std::move(err));
             const ValueId v = name_value(tok[1], line_no);
             if (stated_view[v] != 0)
-                return fail(line_no, "value '" + std::string(tok[1]) + "' is already a view on line " +
+                return fail(line_no, "value '" + std::string(tok[1]) + "' is already a view or part on line " +
                                          std::to_string(stated_view[v]));
             stated_view[v] = static_cast<std::uint32_t>(line_no);
-            g.add_view(v, name_value(tok[3], line_no), offset);
+            g.add_view(v, name_value(tok[3], line_no), offset, kw == "part");
         } else {
             return fail(line_no, "unknown keyword '" + std::string(kw) + "'");
         }

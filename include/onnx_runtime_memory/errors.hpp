@@ -39,6 +39,10 @@ struct PlanError {
                                // node produces: the view edge may be the wrong way round
         view_outside_root,     // view `value`'s bytes (its offset in its root `other` plus its size) pass the
                                // end of `other`'s (or SIZE_MAX)
+        part_not_produced,     // `value`, a part of `other` (ViewMap::insert_part), or `other` itself, is produced
+                               // by no node: a graph input or weight is written by no node of the plan
+        part_after_whole,      // `node` produces part `value` after `other`, the value it is a part of
+        parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -111,6 +115,14 @@ struct PlanError {
                 return "view " + v + " does not lie inside its root" +
                        (other == no_value ? std::string() : " value " + std::to_string(other)) +
                        ": its offset in the root's bytes plus its size passes the root's size";
+            case Kind::part_not_produced:
+                return v + " is declared a part of value " + std::to_string(other) +
+                       ", but one of them is produced by no node (a graph input or weight cannot hold or be a part)";
+            case Kind::part_after_whole:
+                return n + " produces " + v + ", a part of value " + std::to_string(other) +
+                       ", after that value is produced (a part is written before the value it is a part of)";
+            case Kind::parts_overlap:
+                return "parts " + v + " and value " + std::to_string(other) + " of one value overlap in its bytes";
             case Kind::plan_mismatch:
                 return v + " is an owner under these options but has no place in the plan: was the plan made with "
                            "other PlanOptions (outputs, unknown sizes, inputs, in-place hints)?";

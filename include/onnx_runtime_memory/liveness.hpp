@@ -166,11 +166,39 @@ template <activation_graph G>
         std::rotate(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(produced), order.end());
     }
 
-    // Pass 2: every read must come after the value (and its root) exist;
-    // each read raises the root owner's use_end. use_end = no_node: unread.
+    // Parts (ViewMap::insert_part): each is produced by a node, no later
+    // than the value it is a part of, which a node produces too; a root's
+    // bytes exist from the first node writing one of its parts on.
+    std::vector<NodeIndex> begin;  // with parts: by root, the first node writing a part (no_node: none)
+    if (views.has_parts()) {
+        begin.assign(V, no_node);
+        for (std::size_t i = 0; i < V; ++i) {
+            const auto v = static_cast<ValueId>(i);
+            if (!views.is_part(v)) continue;
+            const ValueId whole = *views.source_of(v), r = root[v];
+            if (iv[v].def == no_node || iv[whole].def == no_node || iv[r].def == no_node) {
+                PlanError e = make_plan_error(Kind::part_not_produced, v);
+                e.other = whole;
+                return unexpected(e);
+            }
+            if (iv[v].def > iv[whole].def) {
+                PlanError e = make_plan_error(Kind::part_after_whole, v, iv[v].def);
+                e.other = whole;
+                return unexpected(e);
+            }
+            begin[r] = std::min(begin[r], iv[v].def);
+            live.parts.emplace_back(v, whole);
+        }
+    }
+
+    // Pass 2: every read must come after the value (and its root's bytes)
+    // exist; each read raises the root owner's use_end. use_end = no_node: unread.
     const auto available = [&](ValueId v, std::size_t n) {
         const NodeIndex producer = iv[v].def;
         return producer == no_node ? (flags[v] & (detail::is_input | detail::is_init)) != 0 : producer < n;
+    };
+    const auto bytes_exist = [&](ValueId r, std::size_t n) {  // a root's bytes, written by it or a part
+        return available(r, n) || (!begin.empty() && begin[r] < n);
     };
     const auto not_yet = [&](ValueId v, NodeIndex node) {  // a graph input a later node also writes says so
         if ((flags[v] & detail::is_input) && iv[v].def != no_node)
@@ -184,7 +212,7 @@ template <activation_graph G>
             if (!v) return unexpected(detail::out_of_range(x, node));
             const ValueId r = root[*v];
             if (!available(*v, n)) return unexpected(not_yet(*v, node));
-            if (!available(r, n)) {  // v exists but its root does not: a view edge the wrong way round?
+            if (!bytes_exist(r, n)) {  // v exists but its root does not: a view edge the wrong way round?
                 PlanError e = make_plan_error(Kind::view_of_later_value, *v, node);
                 e.other = r;
                 return unexpected(e);
@@ -192,12 +220,14 @@ template <activation_graph G>
             if (flags[r] & detail::is_owner_flag) iv[r].use_end = node;
         }
     }
-    // A view's production uses its root's bytes like a read,
-    // so the root must exist by then (produced earlier or by the same node).
+    // A view's production uses its root's bytes like a read, so the root
+    // must exist by then (produced earlier or by the same node); a part's
+    // writes them.
     for (ValueId v : views_produced) {
         const NodeIndex node = iv[v].def;
         const ValueId r = root[v];
-        if (!available(r, std::size_t{node} + 1)) return unexpected(make_plan_error(Kind::view_before_source, v, node));
+        if (!bytes_exist(r, std::size_t{node} + 1) && !views.is_part(v))
+            return unexpected(make_plan_error(Kind::view_before_source, v, node));
         if ((flags[r] & detail::is_owner_flag) && (iv[r].use_end == no_node || iv[r].use_end < node))
             iv[r].use_end = node;
     }
@@ -219,8 +249,11 @@ template <activation_graph G>
         }
         if (i.def == no_node) i.def = 0;
         if (i.use_end == no_node) i.use_end = i.def;  // reads come after def: never below it
+        if (!begin.empty() && begin[v] < i.def) i.def = begin[v];  // (its producer is still in it)
         ++start[std::size_t{i.def} + 1];
     }
+    if (!live.parts.empty())  // an owner whose part comes first is allocated there
+        std::stable_sort(order.begin(), order.end(), [&](ValueId a, ValueId b) { return iv[a].def < iv[b].def; });
     for (std::size_t p = 1; p < start.size(); ++p) start[p] += start[p - 1];
     live.owners.resize(live.allocation_order.size());
     for (std::size_t v = 0; v < V; ++v)

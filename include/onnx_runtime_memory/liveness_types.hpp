@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "errors.hpp"
@@ -50,6 +51,10 @@ struct Liveness {
     // view chain added (ViewMap::insert's offset); empty when every view
     // starts at its source's first byte.
     std::vector<std::size_t> windows;
+    // The parts (ViewMap::insert_part) as (part, the value it is a part of),
+    // ascending by part: each owner's interval starts at its first part's
+    // producer, and parts of one value must not overlap.
+    std::vector<std::pair<ValueId, ValueId>> parts;
 
     [[nodiscard]] std::size_t value_count() const noexcept { return intervals.size(); }
     [[nodiscard]] bool is_owner(ValueId v) const noexcept {
@@ -95,6 +100,12 @@ struct Liveness {
     for (std::size_t k = 0; k < owners; ++k) {
         const ValueId v = live.owners[k];
         if (!live.is_owner(v) || (k > 0 && !before(live.owners[k - 1], v))) return bad(v);
+    }
+    for (std::size_t k = 0; k < live.parts.size(); ++k) {
+        const auto [part, whole] = live.parts[k];
+        if (part >= V || whole >= V || live.roots[part] != live.roots[whole] || part == live.roots[part] ||
+            (k > 0 && live.parts[k - 1].first >= part) || live.windows.size() != V)
+            return bad(part);
     }
     for (std::size_t k = 0; k < live.inplace.size(); ++k) {
         const ValueId v = live.inplace[k];

@@ -126,8 +126,22 @@ template <activation_graph G, class Oracle>
     for (std::size_t n = 0; n < p.nodes; ++n)
         for (auto x : T::node_outputs(g, n))
             if (const auto v = to_value_id(x, V)) producer[*v] = static_cast<NodeIndex>(n);
+    // A root's bytes exist from its producer on, or, with parts, from the
+    // first node writing one in the given order: every order keeps that
+    // node first (the other parts' producers wait for it) and each part
+    // before its whole, so the buffer is allocated at one node in all of them.
+    std::vector<NodeIndex> starts = producer;
+    std::vector<std::pair<NodeIndex, NodeIndex>> part_edges;  // (node, a node it must wait for)
+    for (const auto& [part, whole] : live->parts) {
+        const ValueId r = live->roots[part];
+        starts[r] = live->intervals[r].def;
+        part_edges.emplace_back(producer[part], starts[r]);
+        part_edges.emplace_back(producer[whole], producer[part]);
+    }
+    std::sort(part_edges.begin(), part_edges.end());
     std::vector<std::uint32_t> seen_node(p.nodes, 0xFFFFFFFFu), seen_buffer(p.size.size(), 0xFFFFFFFFu);
     p.alloc.assign(p.nodes, 0);
+    auto part_edge = part_edges.begin();
     for (std::size_t n = 0; n < p.nodes; ++n) {
         const auto stamp = static_cast<std::uint32_t>(n);
         const auto wait = [&](NodeIndex m) {
@@ -136,6 +150,7 @@ template <activation_graph G, class Oracle>
                 p.preds.push_back(m);
             }
         };
+        for (; part_edge != part_edges.end() && part_edge->first == n; ++part_edge) wait(part_edge->second);
         const auto use = [&](ValueId r) {
             const std::uint32_t b = buffer[r];
             if (b != 0xFFFFFFFFu && seen_buffer[b] != stamp) {
@@ -148,23 +163,24 @@ template <activation_graph G, class Oracle>
             const auto v = to_value_id(x, V);
             if (!v) continue;
             wait(producer[*v]);
-            wait(producer[live->roots[*v]]);
+            wait(starts[live->roots[*v]]);
             use(live->roots[*v]);
         }
         for (auto x : T::node_outputs(g, n)) {
             const auto v = to_value_id(x, V);
             if (!v) continue;
             const ValueId r = live->roots[*v];
-            if (r != *v) wait(producer[r]);  // a view's root exists first
-            if (r == *v && buffer[r] != 0xFFFFFFFFu) p.alloc[n] = saturating_add(p.alloc[n], p.size[buffer[r]]);
+            if (r != *v) wait(starts[r]);  // a view's root exists first
             use(r);
         }
         p.pred_begin.push_back(static_cast<std::uint32_t>(p.preds.size()));
         p.use_begin.push_back(static_cast<std::uint32_t>(p.uses.size()));
     }
     for (ValueId v : live->owners)
-        if (producer[v] != no_node) p.producer[buffer[v]] = static_cast<std::uint32_t>(producer[v]);
-        else {  // a graph input in the arena: live from the start
+        if (starts[v] != no_node) {
+            p.producer[buffer[v]] = static_cast<std::uint32_t>(starts[v]);
+            p.alloc[starts[v]] = saturating_add(p.alloc[starts[v]], p.size[buffer[v]]);
+        } else {  // a graph input in the arena: live from the start
             if (p.users[buffer[v]] > 0 || p.kept[buffer[v]]) p.initial = saturating_add(p.initial, p.size[buffer[v]]);
             else p.at_start = saturating_add(p.at_start, p.size[buffer[v]]);
         }

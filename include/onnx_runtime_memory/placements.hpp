@@ -8,6 +8,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -32,6 +33,7 @@ enum class ValueKind : std::uint8_t {
     graph_output,  // outside the arena, allocated by the executor (OutputPlacement::external)
     dynamic,       // size known only at run time: allocated by the executor (UnknownSizes::dynamic)
     unused,        // produced by no node and no input or weight: nothing to bind
+    part,          // written by its producer into its root's bytes at `window` (ViewMap::insert_part)
 };
 
 [[nodiscard]] constexpr const char* to_string(ValueKind k) noexcept {
@@ -44,6 +46,7 @@ enum class ValueKind : std::uint8_t {
         case ValueKind::graph_output: return "graph_output";
         case ValueKind::dynamic: return "dynamic";
         case ValueKind::unused: return "unused";
+        case ValueKind::part: return "part";
     }
     return "unknown";
 }
@@ -81,6 +84,9 @@ void placement_base(const G& g, const Liveness& live, const PlanOptions& options
         p.window = live.window(v);
         if (T::is_initializer(g, v)) p.kind = ValueKind::initializer;
         else if (std::binary_search(live.inplace.begin(), live.inplace.end(), v)) p.kind = ValueKind::inplace;
+        else if (p.root != v && std::binary_search(live.parts.begin(), live.parts.end(), std::pair{v, ValueId{0}},
+                                                   [](const auto& a, const auto& b) { return a.first < b.first; }))
+            p.kind = ValueKind::part;
         else if (p.root != v) p.kind = ValueKind::view;
         else if (live.is_owner(v)) p.kind = ValueKind::owner;
         else if (outside[v] & 1) p.kind = ValueKind::graph_input;  // an input passed through as an output too
@@ -139,6 +145,41 @@ template <activation_graph G, class Plan, size_oracle Oracle>
             return unexpected(make_plan_error(PlanError::Kind::plan_mismatch, v));
     }
     return table;
+}
+
+// The nodes with nothing left to do once parts are written in place: each
+// has one output and reads only values that are parts of it, directly or
+// through parts of its parts (ViewMap::insert_part): a Concat of its parts,
+// already where it would copy them. Ascending. O(V + E), with each input's
+// walk up its parts within a budget of 4 (V + E) steps in all: a node
+// whose walk would pass it is left out (running it copies bytes onto
+// themselves).
+template <activation_graph G>
+[[nodiscard]] std::vector<NodeIndex> no_op_nodes(const G& g, const ViewMap& views) {
+    using T = graph_traits<G>;
+    std::vector<NodeIndex> out;
+    if (!views.has_parts()) return out;
+    const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = static_cast<std::size_t>(T::value_count(g));
+    std::size_t budget = 4 * (V + N);
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto outs = T::node_outputs(g, n);
+        if (std::ranges::distance(outs) != 1) continue;
+        const auto whole = detail::to_value_id(*std::ranges::begin(outs), V);
+        bool all_parts = whole.has_value();
+        std::size_t inputs = 0;
+        for (auto x : T::node_inputs(g, n)) {
+            const auto v = detail::to_value_id(x, V);
+            ++inputs;
+            ValueId at = v.value_or(no_value);
+            while (all_parts && at != *whole && views.is_part(at) && budget > 0) {
+                at = *views.source_of(at);
+                --budget;
+            }
+            all_parts = all_parts && at == *whole;
+        }
+        if (all_parts && inputs > 0) out.push_back(static_cast<NodeIndex>(n));
+    }
+    return out;
 }
 
 // A first argument that is no graph: the error names the function it lacks.

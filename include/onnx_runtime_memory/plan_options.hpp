@@ -44,7 +44,7 @@ enum class InplaceResult : std::uint8_t {
     input_read_later,      // the input's bytes are read after the node (through any view or earlier fold),
                            // or another output of the node already took them
     input_is_graph_output, // the input's bytes are (or alias) a graph output, which must survive
-    input_holds_windows,   // the input's buffer holds views at an offset (ViewMap::insert), which the
+    input_holds_windows,   // the input's buffer holds views at an offset or parts (ViewMap), which the
                            // output could overwrite
 };
 

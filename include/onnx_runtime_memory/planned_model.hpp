@@ -14,6 +14,7 @@
 // from the owners' uses the object keeps since create.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -141,6 +142,9 @@ public:
     [[nodiscard]] const std::vector<ValuePlacement>& placements() const noexcept { return table_; }
     // Each node's scratch, by node id, for the nodes that asked for some.
     [[nodiscard]] const std::vector<ScratchPlacement>& scratch() const noexcept { return scratch_table_; }
+    // The nodes (by node id, ascending) the executor skips: their inputs
+    // are parts of their one output, already in place (no_op_nodes).
+    [[nodiscard]] const std::vector<NodeIndex>& no_op_nodes() const noexcept { return no_ops_; }
     // The owners of unknown size of the last request: deferred, or left to
     // run time (then also arena().dynamic_values).
     [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return planner_.unknown_sizes(); }
@@ -211,6 +215,11 @@ private:
         model.position_of_ = std::move(position_of);
         model.base_ = std::move(base);
         model.value_uses_ = std::move(value_uses);
+        model.no_ops_ = onnx_runtime_memory::no_op_nodes(g, model.views_);  // by position: back to node ids
+        if (!model.order_.empty()) {
+            for (NodeIndex& n : model.no_ops_) n = model.order_[n];
+            std::sort(model.no_ops_.begin(), model.no_ops_.end());
+        }
         return model;
     }
 
@@ -224,6 +233,7 @@ private:
     std::vector<std::size_t> planned_scratch_;   // the last complete request's
     std::vector<ValuePlacement> base_, table_;   // what no request changes; this request's table
     std::vector<ScratchPlacement> scratch_table_;
+    std::vector<NodeIndex> no_ops_;             // by node id
     ArenaPlan arena_;
     BufferUses value_uses_;                     // each owner's uses: what spilled requests are made from
     SpilledArenaPlan spilled_;                  // the last complete spilled request's plan

@@ -28,14 +28,23 @@ struct OwnerSizes {
     ValueId overflow_at = no_value;  // the owner (in owner order) whose size made the sum overflow
     ValueId outside = no_value;      // with windows: the first view (by id) whose bytes pass its root's end,
     ValueId outside_of = no_value;   // and that root
+    ValueId overlap = no_value;      // with parts: two parts of one value that overlap (the first by window)
+    ValueId overlap_with = no_value;
+    struct PartBytes {
+        ValueId whole, part;
+        std::size_t begin, end;  // the part's window and end in the root's bytes
+    };
+    std::vector<PartBytes> part_bytes;  // kept, so that a kept re-planner sizes without allocating
 
     [[nodiscard]] bool complete() const noexcept { return unknown.empty(); }
     [[nodiscard]] bool known(ValueId v) const { return !std::binary_search(unknown.begin(), unknown.end(), v); }
-    // view_outside_root for the first view whose bytes pass its root's end.
+    // view_outside_root for the first view whose bytes pass its root's end,
+    // and parts_overlap for two parts of one value that overlap.
     [[nodiscard]] expected<void, PlanError> windows_inside() const {
-        if (outside == no_value) return {};
-        PlanError e = make_plan_error(PlanError::Kind::view_outside_root, outside);
-        e.other = outside_of;
+        if (outside == no_value && overlap == no_value) return {};
+        PlanError e = outside != no_value ? make_plan_error(PlanError::Kind::view_outside_root, outside)
+                                          : make_plan_error(PlanError::Kind::parts_overlap, overlap);
+        e.other = outside != no_value ? outside_of : overlap_with;
         return unexpected(e);
     }
     // The one-buffer-per-owner total the planners report, or the error they
@@ -95,7 +104,9 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         sizes.unknown.erase(std::unique(sizes.unknown.begin(), sizes.unknown.end()), sizes.unknown.end());
         for (ValueId r : sizes.unknown) sizes.bytes[r] = 0;  // unknown stays 0, whatever was folded in
     }
-    sizes.outside = sizes.outside_of = no_value;
+    sizes.outside = sizes.outside_of = sizes.overlap = sizes.overlap_with = no_value;
+    sizes.part_bytes.clear();
+    auto part = live.parts.begin();
     for (std::size_t v = 0; v < live.windows.size() && sizes.outside == no_value; ++v) {
         const ValueId r = live.roots[v];
         if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
@@ -105,6 +116,27 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         if (bytes && (detail::add_overflows(live.windows[v], *bytes, end) || end > sizes.bytes[r])) {
             sizes.outside = static_cast<ValueId>(v);
             sizes.outside_of = r;
+        }
+        while (part != live.parts.end() && part->first < v) ++part;
+        if (bytes && part != live.parts.end() && part->first == v)
+            sizes.part_bytes.push_back({part->second, part->first, live.windows[v], end});
+    }
+    // Parts of one value side by side, by window: each must end before the next begins.
+    auto& p = sizes.part_bytes;
+    std::sort(p.begin(), p.end(), [](const auto& a, const auto& b) {
+        return a.whole != b.whole ? a.whole < b.whole : a.begin != b.begin ? a.begin < b.begin : a.part < b.part;
+    });
+    std::size_t reach = 0;  // the furthest end of the value's parts so far, and whose
+    ValueId reached_by = no_value;
+    for (std::size_t k = 0; k < p.size() && sizes.overlap == no_value; ++k) {
+        if (k == 0 || p[k].whole != p[k - 1].whole) reach = 0;
+        if (p[k].end > p[k].begin && reach > p[k].begin) {  // (an empty part overlaps nothing)
+            sizes.overlap = reached_by;
+            sizes.overlap_with = p[k].part;
+        }
+        if (p[k].end > reach) {
+            reach = p[k].end;
+            reached_by = p[k].part;
         }
     }
 }

@@ -229,9 +229,36 @@ template <class Placed>
 // With windows: each view of a planned root of known size, whose own size
 // the oracle knows, lies inside the root's bytes (ViewOutsideRoot: `size`
 // is where it ends, SIZE_MAX past it, `capacity` the root's size).
+// With parts: no two parts of one value overlap (PartsOverlap), by a sort
+// of the parts of known size on (whole, start).
 template <class Oracle>
-[[nodiscard]] expected<void, ValidateError> check_windows(const std::vector<std::size_t>& windows, const Liveness& live,
-                                                          const OwnerSizes& sizes, Oracle& oracle) {
+[[nodiscard]] expected<void, ValidateError> check_windows(const ViewMap& views, const std::vector<std::size_t>& windows,
+                                                          const Liveness& live, const OwnerSizes& sizes, Oracle& oracle) {
+    struct Piece {
+        ValueId whole, part;
+        std::size_t start, end;
+    };
+    if (windows.empty()) return {};
+    std::vector<Piece> pieces;
+    views.for_each([&](ValueId v, ValueId whole) {
+        if (!views.is_part(v) || v >= windows.size()) return;
+        if (const std::optional<std::size_t> bytes = oracle(v); bytes && *bytes > 0)
+            pieces.push_back({whole, v, windows[v], *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes});
+    });
+    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+        return a.whole != b.whole ? a.whole < b.whole : a.start != b.start ? a.start < b.start : a.part < b.part;
+    });
+    for (std::size_t k = 0, widest = 0; k < pieces.size(); ++k) {  // widest: the piece reaching furthest so far
+        if (k == 0 || pieces[k].whole != pieces[k - 1].whole) widest = k;
+        else if (pieces[widest].end > pieces[k].start) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::parts_overlap;
+            err.value = pieces[widest].part;
+            err.other = pieces[k].part;
+            return unexpected(err);
+        }
+        if (pieces[k].end > pieces[widest].end) widest = k;
+    }
     for (std::size_t v = 0; v < windows.size(); ++v) {
         const ValueId r = live.roots[v];
         if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
@@ -275,7 +302,7 @@ template <activation_graph G, class Oracle, class Placed>
     size_owners(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
     ArenaRecords r;
     r.windows = view_windows(views, live->value_count());
-    if (auto ok = check_windows(r.windows, *live, sizes, oracle); !ok) return unexpected(ok.error());
+    if (auto ok = check_windows(views, r.windows, *live, sizes, oracle); !ok) return unexpected(ok.error());
     const auto split = split_dynamic(*live, sizes, options, dynamic_values, placed);
     if (!split) return unexpected(split.error());
     r.live = *split ? std::move(**split) : std::move(*live);
@@ -336,7 +363,7 @@ template <activation_graph G, size_oracle Oracle>
     OwnerSizes sizes;
     size_owners(*live, oracle, sizes);
     const auto windows = detail::view_windows(views, live->value_count());
-    if (auto ok = detail::check_windows(windows, *live, sizes, oracle); !ok) return ok;
+    if (auto ok = detail::check_windows(views, windows, *live, sizes, oracle); !ok) return ok;
     const auto split = detail::split_dynamic(*live, sizes, options, plan.dynamic_values, has_slot);
     if (!split) return unexpected(split.error());
     if (*split) live = std::move(**split);

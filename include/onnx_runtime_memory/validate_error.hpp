@@ -63,6 +63,7 @@ struct ValidateError {
                                // spilled_buffers) say `capacity`, its segments and copies give `size`
         view_outside_root,     // view `value` at an offset ends at byte `size` of its root `other` (SIZE_MAX:
                                // past it), whose size is `capacity`
+        parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
     };
 
     Kind kind{};
@@ -130,6 +131,8 @@ struct ValidateError {
                 return "owners " + v(value) + " and " + v(other) + " are live at the same time and overlap in bytes";
             case Kind::view_offset_mismatch:
                 return "view " + v(value) + " is not at its root " + v(other) + "'s offset (plus its offset in the root)";
+            case Kind::parts_overlap:
+                return "parts " + v(value) + " and " + v(other) + " of one value overlap in its bytes";
             case Kind::view_outside_root:
                 return "view " + v(value) + " does not lie inside its root " + v(other) + ": it ends at byte " +
                        (size == static_cast<std::size_t>(-1) ? std::string("past SIZE_MAX") : std::to_string(size)) +

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -32,12 +33,27 @@ public:
         source_[view] = source;
         if (offset != 0 && offset_.size() < source_.size()) offset_.resize(source_.size(), 0);
         if (view < offset_.size()) offset_[view] = offset;
+        if (view < part_.size()) part_[view] = 0;
+    }
+    // Adds part -> whole (Concat in place): `part` is written by its own
+    // producer straight into `whole`'s bytes from `offset` on, before the
+    // node producing `whole` runs, so `whole`'s buffer lives from the first
+    // of its parts on. Otherwise like a view: `part` owns no buffer, and the
+    // edge replaces one it had. The node producing `whole` must write no
+    // byte a part covers: a Concat of its parts copies nothing.
+    void insert_part(ValueId part, ValueId whole, std::size_t offset) {
+        insert(part, whole, offset);
+        if (whole == no_value) return;
+        if (offset_.size() < source_.size()) offset_.resize(source_.size(), 0);  // parts always have windows
+        if (part_.size() < source_.size()) part_.resize(source_.size(), 0);
+        part_[part] = 1;
     }
     // Removes the edge of `view`, if any.
     void erase(ValueId view) noexcept {
         if (view < source_.size() && source_[view] != no_value) {
             source_[view] = no_value;
             if (view < offset_.size()) offset_[view] = 0;
+            if (view < part_.size()) part_[view] = 0;
             --edges_;
         }
     }
@@ -51,9 +67,13 @@ public:
     [[nodiscard]] std::size_t offset_of(ValueId view) const noexcept {
         return view < offset_.size() && source_[view] != no_value ? offset_[view] : 0;
     }
-    // Whether an edge was ever given an offset other than 0 (then planning
-    // works out each view's window in its root).
+    // Whether an edge was ever given an offset other than 0, or a part
+    // inserted (then planning works out each view's window in its root).
     [[nodiscard]] bool has_offsets() const noexcept { return !offset_.empty(); }
+    // Whether v's edge is a part's (insert_part).
+    [[nodiscard]] bool is_part(ValueId v) const noexcept { return v < part_.size() && part_[v] != 0; }
+    // Whether insert_part was ever called.
+    [[nodiscard]] bool has_parts() const noexcept { return !part_.empty(); }
     [[nodiscard]] bool contains(ValueId view) const noexcept { return source_of(view).has_value(); }
     [[nodiscard]] std::size_t size() const noexcept { return edges_; }
     [[nodiscard]] bool empty() const noexcept { return edges_ == 0; }
@@ -73,7 +93,8 @@ public:
 
 private:
     std::vector<ValueId> source_;      // source_[view], or no_value
-    std::vector<std::size_t> offset_;  // offset_[view]; empty until an offset is not 0
+    std::vector<std::size_t> offset_;  // offset_[view]; empty until an offset is not 0 (or a part)
+    std::vector<std::uint8_t> part_;   // part_[view]: 1 for a part's edge; empty until a part
     std::size_t edges_ = 0;
     ValueId unstorable_view_ = no_value;
 };

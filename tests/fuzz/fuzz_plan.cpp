@@ -170,13 +170,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto g = ir::read_graph_text(std::string_view(reinterpret_cast<const char*>(data), size));
     if (!g) return 0;
     // Ops whose name starts with 'V' make views: output 0 of input 0; `view`
-    // lines make views at an offset. The fuzzer may also chain them into
-    // cycles, views of anything, or windows past their roots.
+    // and `part` lines make views at an offset and parts. The fuzzer may also
+    // chain them into cycles, views of anything, windows past their roots,
+    // overlapping parts or parts written late.
     orm::ViewMap views;
     for (std::size_t n = 0; n < g->node_count(); ++n)
         if (g->op_type(n).starts_with("V") && !g->node_inputs(n).empty() && !g->node_outputs(n).empty())
             views.insert(g->node_outputs(n)[0], g->node_inputs(n)[0]);
-    for (const auto& s : g->stated_views()) views.insert(s.view, s.source, s.offset);
+    for (const auto& s : g->stated_views()) {
+        if (s.part) views.insert_part(s.view, s.source, s.offset);
+        else views.insert(s.view, s.source, s.offset);
+    }
+    for (const orm::NodeIndex n : orm::no_op_nodes(*g, views))  // each reads only parts of its one output
+        if (g->node_outputs(n).size() != 1 || g->node_inputs(n).empty()) std::abort();
     const orm::PlanOptions options{size % 2 == 1};
     const orm::SymbolBounds bounds{{"batch", 3}, {"n", 7}, {"s", 1u << 20}};
 

@@ -40,9 +40,10 @@ template <activation_graph G>
         while (group[v] != v) v = group[v] = group[group[v]];
         return v;
     };
-    std::vector<std::uint8_t> windowed(V, 0);  // roots whose bytes hold a view at an offset
+    std::vector<std::uint8_t> windowed(V, 0);  // roots whose bytes hold a view at an offset, or parts
     for (std::size_t v = 0; v < live.windows.size(); ++v)
         if (live.windows[v] != 0) windowed[live.roots[v]] = true;
+    for (const auto& [part, whole] : live.parts) windowed[live.roots[part]] = true;
     std::vector<NodeIndex> last(V, no_node), folded_at(V, no_node);  // a group's last use, and its last fold
     for (ValueId v : live.owners) last[v] = live.intervals[v].use_end;
     std::vector<NodeIndex> read_by(V, no_node), made_by(V, no_node);  // == n: node n reads / writes v
