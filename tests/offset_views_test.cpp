@@ -473,6 +473,15 @@ TEST_CASE("parts: each rule is an error value naming the culprit") {
     CHECK(overlap.kind == PlanError::Kind::parts_overlap);
     CHECK(overlap.value == id(g, "c1"));
     CHECK(overlap.other == id(g, "x1"));
+    // Overlapping parts are refused even when their whole's size is not known yet.
+    const auto c3_unknown = [&](ValueId v) { return v == id(g, "c3") ? std::nullopt : oracle(v); };
+    for (auto policy : {orm::UnknownSizes::defer, orm::UnknownSizes::dynamic}) {
+        orm::PlanOptions o;
+        o.unknown_sizes = policy;
+        const auto r = orm::plan_arena(g, dense_parts(g, 32), c3_unknown, o);
+        REQUIRE_FALSE(r.has_value());
+        CHECK(r.error().kind == PlanError::Kind::parts_overlap);
+    }
     // Past c3's end.
     auto past = dense_parts(g);
     past.insert_part(id(g, "x2"), id(g, "c3"), 100);
@@ -533,4 +542,42 @@ TEST_CASE("parts: in place, the memory-aware order and the re-planner keep them"
     CHECK(model->no_op_nodes() == std::vector<orm::NodeIndex>{1, 3, 5});
     CHECK(model->placements()[id(g, "x1")].kind == orm::ValueKind::part);
     CHECK(model->arena().arena_bytes == 144);
+}
+
+TEST_CASE("parts: a KV cache is a graph input and output sharing one buffer the executor holds, nothing of it in the arena") {
+    // One decoder step at t = 4 cached tokens of 8 floats: k = MatMul(x, wk)
+    // (1 x 8), present = Concat(past, k) (5 x 8), y = Attend(present, x).
+    ir::Builder b("decoder_step");
+    const auto f = ElementType::float32;
+    b.tensor("x", f, {1, 8}).tensor("wk", f, {8, 8}).tensor("past", f, {4, 8}).tensor("k", f, {1, 8});
+    b.tensor("present", f, {5, 8}).tensor("y", f, {1, 8});
+    b.input("x").input("past").weight("wk").node("MatMul", {"x", "wk"}, {"k"});
+    b.node("Concat", {"past", "k"}, {"present"}).node("Attend", {"present", "x"}, {"y"}).output("present").output("y");
+    const auto g = b.build();
+    orm::ViewMap views;
+    views.insert_part(id(g, "past"), id(g, "present"), 0);
+    views.insert_part(id(g, "k"), id(g, "present"), 4 * 8 * 4);  // appended after the 4 cached rows
+    orm::PlanOptions options;
+    options.outputs = orm::OutputPlacement::external;
+    const auto oracle = orm::static_size_oracle(g);
+
+    const auto plan = orm::plan_arena(g, views, oracle, options);
+    REQUIRE(plan.has_value());
+    REQUIRE(plan->is_complete());
+    CHECK(plan->plan().arena_bytes == 0);  // k is written straight into the cache
+    CHECK(orm::validate_arena(g, views, plan->plan(), oracle, 64, options).has_value());
+    const auto table = orm::placements(g, views, plan->plan(), oracle, options);
+    REQUIRE(table.has_value());
+    CHECK((*table)[id(g, "past")].kind == orm::ValueKind::part);
+    CHECK((*table)[id(g, "past")].root == id(g, "present"));
+    CHECK((*table)[id(g, "k")].kind == orm::ValueKind::part);
+    CHECK((*table)[id(g, "k")].window == 128);
+    CHECK((*table)[id(g, "present")].kind == orm::ValueKind::graph_output);
+    CHECK(orm::no_op_nodes(g, views) == std::vector<orm::NodeIndex>{1});  // the Concat
+
+    // With the cache in the arena, a graph input cannot be written into it.
+    const auto in_arena = orm::plan_arena(g, views, oracle);
+    REQUIRE_FALSE(in_arena.has_value());
+    CHECK(in_arena.error().kind == PlanError::Kind::part_not_produced);
+    CHECK(in_arena.error().value == id(g, "past"));
 }

@@ -40,7 +40,7 @@ struct PlanError {
         view_outside_root,     // view `value`'s bytes (its offset in its root `other` plus its size) pass the
                                // end of `other`'s (or SIZE_MAX)
         part_not_produced,     // `value`, a part of `other` (ViewMap::insert_part), or `other` itself, is produced
-                               // by no node: a graph input or weight is written by no node of the plan
+                               // by no node: a weight, or a graph input whose whole is no external output
         part_after_whole,      // `node` produces part `value` after `other`, the value it is a part of
         parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
     };
@@ -117,7 +117,8 @@ struct PlanError {
                        ": its offset in the root's bytes plus its size passes the root's size";
             case Kind::part_not_produced:
                 return v + " is declared a part of value " + std::to_string(other) +
-                       ", but one of them is produced by no node (a graph input or weight cannot hold or be a part)";
+                       ", but one of them is produced by no node (a weight cannot hold or be a part; a graph input "
+                       "can be a part only of a graph output the executor holds: OutputPlacement::external)";
             case Kind::part_after_whole:
                 return n + " produces " + v + ", a part of value " + std::to_string(other) +
                        ", after that value is produced (a part is written before the value it is a part of)";

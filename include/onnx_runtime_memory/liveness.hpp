@@ -168,14 +168,25 @@ template <activation_graph G>
 
     // Parts (ViewMap::insert_part): each is produced by a node, no later
     // than the value it is a part of, which a node produces too; a root's
-    // bytes exist from the first node writing one of its parts on.
-    std::vector<NodeIndex> begin;  // with parts: by root, the first node writing a part (no_node: none)
+    // bytes exist from the first node writing one of its parts on. The one
+    // part no node writes: a graph input in the bytes of a graph output the
+    // executor holds (OutputPlacement::external), whose bytes then exist
+    // from the start: a KV cache, `present` appended to `past` in one buffer.
+    std::vector<NodeIndex> begin;           // with parts: by root, the first node writing a part (no_node: none)
+    std::vector<std::uint8_t> from_start;   // with parts: by root, holding a graph input
     if (views.has_parts()) {
         begin.assign(V, no_node);
+        from_start.assign(V, 0);
         for (std::size_t i = 0; i < V; ++i) {
             const auto v = static_cast<ValueId>(i);
             if (!views.is_part(v)) continue;
             const ValueId whole = *views.source_of(v), r = root[v];
+            if (iv[v].def == no_node && (flags[v] & detail::is_input) && (flags[r] & detail::is_external) &&
+                iv[whole].def != no_node) {
+                from_start[r] = 1;
+                live.parts.emplace_back(v, whole);
+                continue;
+            }
             if (iv[v].def == no_node || iv[whole].def == no_node || iv[r].def == no_node) {
                 PlanError e = make_plan_error(Kind::part_not_produced, v);
                 e.other = whole;
@@ -198,7 +209,7 @@ template <activation_graph G>
         return producer == no_node ? (flags[v] & (detail::is_input | detail::is_init)) != 0 : producer < n;
     };
     const auto bytes_exist = [&](ValueId r, std::size_t n) {  // a root's bytes, written by it or a part
-        return available(r, n) || (!begin.empty() && begin[r] < n);
+        return available(r, n) || (!begin.empty() && (begin[r] < n || from_start[r]));
     };
     const auto not_yet = [&](ValueId v, NodeIndex node) {  // a graph input a later node also writes says so
         if ((flags[v] & detail::is_input) && iv[v].def != no_node)

@@ -64,8 +64,9 @@ struct OwnerSizes {
 // Fills `sizes` for this liveness, reusing its memory: the oracle is asked
 // exactly once per owner, in owner order, then once per value written in
 // place (Liveness::inplace); for a view only when some view has an offset
-// (Liveness::windows): then once per view of a planned root, in id order,
-// to check that it lies inside its root. O(owners) (O(values) with
+// (Liveness::windows): then once per view of a planned root and per part,
+// in id order, to check that it lies inside its root and that parts of one
+// value do not overlap. O(owners) (O(values) with
 // windows), plus O(u log u) for u unknown sizes.
 template <size_oracle Oracle>
 void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
@@ -109,17 +110,23 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
     auto part = live.parts.begin();
     for (std::size_t v = 0; v < live.windows.size() && sizes.outside == no_value; ++v) {
         const ValueId r = live.roots[v];
-        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
-            continue;  // an unknown size is checked when it is known; a value written in place sized its root
+        if (r == v) continue;
+        while (part != live.parts.end() && part->first < v) ++part;
+        const bool is_part = part != live.parts.end() && part->first == v;
+        // A view of a planned root of known size must lie inside it (a value written in place sized its
+        // root; an unknown size is checked when it is known); parts must not overlap, whatever their root.
+        const bool in_root = live.is_owner(r) && sizes.known(r) &&
+                             !std::binary_search(live.inplace.begin(), live.inplace.end(), static_cast<ValueId>(v));
+        if (!in_root && !is_part) continue;
         const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
+        if (!bytes) continue;
         std::size_t end = 0;
-        if (bytes && (detail::add_overflows(live.windows[v], *bytes, end) || end > sizes.bytes[r])) {
+        if (detail::add_overflows(live.windows[v], *bytes, end)) end = detail::size_max;
+        if (in_root && end > sizes.bytes[r]) {
             sizes.outside = static_cast<ValueId>(v);
             sizes.outside_of = r;
         }
-        while (part != live.parts.end() && part->first < v) ++part;
-        if (bytes && part != live.parts.end() && part->first == v)
-            sizes.part_bytes.push_back({part->second, part->first, live.windows[v], end});
+        if (is_part) sizes.part_bytes.push_back({part->second, part->first, live.windows[v], end});
     }
     // Parts of one value side by side, by window: each must end before the next begins.
     auto& p = sizes.part_bytes;

@@ -40,7 +40,10 @@ public:
     // node producing `whole` runs, so `whole`'s buffer lives from the first
     // of its parts on. Otherwise like a view: `part` owns no buffer, and the
     // edge replaces one it had. The node producing `whole` must write no
-    // byte a part covers: a Concat of its parts copies nothing.
+    // byte a part covers: a Concat of its parts copies nothing. A graph
+    // input may be a part only of a graph output the executor holds
+    // (OutputPlacement::external): a KV cache, `present` = Concat(`past`,
+    // `new`) in one buffer, with `past` a part at 0 and `new` appended.
     void insert_part(ValueId part, ValueId whole, std::size_t offset) {
         insert(part, whole, offset);
         if (whole == no_value) return;
