@@ -659,7 +659,7 @@ void print_report(const Analysis& a) {
         fmt::print("  slices                 {:>10}  of copies avoided: {} Split outputs views at an offset, {} Concat "
                    "inputs parts of its output; {} Concats copy nothing\n",
                    human(a.slices.copies_avoided_bytes), a.slices.views, a.slices.parts,
-                   orm::no_op_nodes(a.g, a.views).size());
+                   orm::no_op_nodes(a.g, a.views, orm::bounded_size_oracle(a.g, a.bounds_used)).size());
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -836,7 +836,7 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
     out += "\n]";
     if (a.views.has_parts()) {  // the nodes the executor skips: their inputs are parts of their output
         std::string nodes;
-        for (const orm::NodeIndex n : orm::no_op_nodes(a.g, a.views)) nodes += fmt::format("{}{}", nodes.empty() ? "" : ",", n);
+        for (const orm::NodeIndex n : orm::no_op_nodes(a.g, a.views, orm::bounded_size_oracle(a.g, a.bounds_used))) nodes += fmt::format("{}{}", nodes.empty() ? "" : ",", n);
         out += ",\"no_op_nodes\":[" + nodes + "]";
     }
     if (a.spilled) {  // the copies in the order to run them, each naming its value (an owner: copies are of owners)

@@ -71,7 +71,7 @@ int main() {
     bad += parts.offset_of(3) != 0 || !parts.is_part(3) || !parts.has_parts();
     auto with_parts = orm::plan_arena(g, parts, oracle, options);
     bad += !with_parts || !orm::validate_arena(g, parts, with_parts->plan(), oracle, 64, options);
-    bad += !orm::no_op_nodes(g, parts).empty();  // C reads c too, which is no part
+    bad += !orm::no_op_nodes(g, parts, oracle).empty();  // C reads c too, which is no part
 
     auto live = orm::compute_liveness(g, views, options);
     bad += !live || !orm::validate_liveness(g, views, *live, options) || !orm::check_liveness(*live);

@@ -259,8 +259,9 @@ template <activation_graph G>
             continue;
         }
         if (i.def == no_node) i.def = 0;
-        if (i.use_end == no_node) i.use_end = i.def;  // reads come after def: never below it
-        if (!begin.empty() && begin[v] < i.def) i.def = begin[v];  // (its producer is still in it)
+        // Reads come after def, but its parts' may all come before: the node writing it stays in it.
+        if (i.use_end == no_node || i.use_end < i.def) i.use_end = i.def;
+        if (!begin.empty() && begin[v] < i.def) i.def = begin[v];
         ++start[std::size_t{i.def} + 1];
     }
     if (!live.parts.empty())  // an owner whose part comes first is allocated there

@@ -147,38 +147,86 @@ template <activation_graph G, class Plan, size_oracle Oracle>
     return table;
 }
 
-// The nodes with nothing left to do once parts are written in place: each
-// has one output and reads only values that are parts of it, directly or
-// through parts of its parts (ViewMap::insert_part): a Concat of its parts,
-// already where it would copy them. Ascending. O(V + E), with each input's
-// walk up its parts within a budget of 4 (V + E) steps in all: a node
-// whose walk would pass it is left out (running it copies bytes onto
-// themselves).
+namespace detail {
+
+// The nodes that may have nothing to do once parts are written in place:
+// each has one output and reads only values that are parts of it, directly
+// or through parts of its parts (ViewMap::insert_part), as (node, its
+// inputs, its output) in `inputs` (flattened: node, count, output, inputs...).
+// O(V + E), each input's walk up its parts within a budget of 4 (V + E)
+// steps in all (a node whose walk would pass it is left out).
 template <activation_graph G>
-[[nodiscard]] std::vector<NodeIndex> no_op_nodes(const G& g, const ViewMap& views) {
+void no_op_candidates(const G& g, const ViewMap& views, std::vector<ValueId>& out) {
     using T = graph_traits<G>;
-    std::vector<NodeIndex> out;
-    if (!views.has_parts()) return out;
+    out.clear();
+    if (!views.has_parts()) return;
     const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = static_cast<std::size_t>(T::value_count(g));
     std::size_t budget = 4 * (V + N);
+    std::vector<ValueId> ins;
     for (std::size_t n = 0; n < N; ++n) {
         const auto outs = T::node_outputs(g, n);
         if (std::ranges::distance(outs) != 1) continue;
-        const auto whole = detail::to_value_id(*std::ranges::begin(outs), V);
+        const auto whole = to_value_id(*std::ranges::begin(outs), V);
         bool all_parts = whole.has_value();
-        std::size_t inputs = 0;
+        ins.clear();
         for (auto x : T::node_inputs(g, n)) {
-            const auto v = detail::to_value_id(x, V);
-            ++inputs;
-            ValueId at = v.value_or(no_value);
+            ValueId at = to_value_id(x, V).value_or(no_value);
+            ins.push_back(at);
             while (all_parts && at != *whole && views.is_part(at) && budget > 0) {
                 at = *views.source_of(at);
                 --budget;
             }
             all_parts = all_parts && at == *whole;
         }
-        if (all_parts && inputs > 0) out.push_back(static_cast<NodeIndex>(n));
+        if (!all_parts || ins.empty()) continue;
+        out.insert(out.end(), {static_cast<ValueId>(n), static_cast<ValueId>(ins.size()), *whole});
+        out.insert(out.end(), ins.begin(), ins.end());
     }
+}
+
+// The candidates whose inputs lie back to back, in order, from the first
+// byte of their output to its last (sizes from `oracle`; an unknown size
+// rules a node out): a Concat whose inputs are already where it would copy
+// them. Appends each such node (as `to_id` maps it) to `out`. No allocation
+// beyond `out`'s.
+template <class Oracle, class ToId>
+void no_op_in_place(const std::vector<ValueId>& candidates, const Liveness& live, Oracle& oracle, ToId&& to_id,
+                    std::vector<NodeIndex>& out) {
+    for (std::size_t i = 0; i < candidates.size();) {
+        const ValueId n = candidates[i], count = candidates[i + 1], whole = candidates[i + 2];
+        const std::optional<std::size_t> whole_bytes = oracle(whole);
+        std::size_t at = live.window(whole);
+        bool in_place = whole_bytes.has_value();
+        for (std::size_t k = 0; k < count && in_place; ++k) {
+            const ValueId v = candidates[i + 3 + k];
+            const std::optional<std::size_t> bytes = oracle(v);
+            in_place = bytes && live.window(v) == at && !add_overflows(at, *bytes, at);
+        }
+        if (in_place && at - live.window(whole) == *whole_bytes) out.push_back(to_id(n));
+        i += 3 + std::size_t{count};
+    }
+}
+
+}  // namespace detail
+
+// The nodes with nothing to do once parts are written in place: each has
+// one output, reads only values that are parts of it (directly or through
+// parts of its parts: ViewMap::insert_part), and those lie back to back, in
+// order, from the output's first byte to its last (sizes from `oracle`): a
+// Concat whose inputs are already where it would copy them. Ascending. The
+// executor skips them; running one copies bytes onto themselves. An invalid
+// graph, view map or option gives none. O(V + E).
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] std::vector<NodeIndex> no_op_nodes(const G& g, const ViewMap& views, Oracle&& oracle,
+                                                 const PlanOptions& options = {}) {
+    std::vector<NodeIndex> out;
+    std::vector<ValueId> candidates;
+    detail::no_op_candidates(g, views, candidates);
+    if (candidates.empty()) return out;
+    const auto live = compute_liveness(g, views, options);
+    if (!live) return out;
+    const auto sized = [&](ValueId v) -> std::optional<std::size_t> { return oracle(v); };
+    detail::no_op_in_place(candidates, *live, sized, [](ValueId n) { return static_cast<NodeIndex>(n); }, out);
     return out;
 }
 

@@ -81,6 +81,9 @@ public:
         if (!outcome) return unexpected(outcome.error());
         if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
         detail::fill_placements(base_, planner_.liveness(), planner_.sizes(), arena_.dynamic_values, arena_, table_);
+        no_ops_.clear();
+        detail::no_op_in_place(no_op_candidates_, planner_.liveness(), oracle, [&](ValueId n) { return node_at(n); }, no_ops_);
+        std::sort(no_ops_.begin(), no_ops_.end());
         planned_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
         scratch_table_.clear();
         for (std::size_t n = 0; n < scratch_bytes.size(); ++n)
@@ -142,8 +145,9 @@ public:
     [[nodiscard]] const std::vector<ValuePlacement>& placements() const noexcept { return table_; }
     // Each node's scratch, by node id, for the nodes that asked for some.
     [[nodiscard]] const std::vector<ScratchPlacement>& scratch() const noexcept { return scratch_table_; }
-    // The nodes (by node id, ascending) the executor skips: their inputs
-    // are parts of their one output, already in place (no_op_nodes).
+    // The nodes (by node id, ascending) the executor skips this request:
+    // their inputs are parts of their one output, back to back in place
+    // (no_op_nodes).
     [[nodiscard]] const std::vector<NodeIndex>& no_op_nodes() const noexcept { return no_ops_; }
     // The owners of unknown size of the last request: deferred, or left to
     // run time (then also arena().dynamic_values).
@@ -172,6 +176,10 @@ public:
     }
 
 private:
+    // The node id at `position` in the order planned.
+    [[nodiscard]] NodeIndex node_at(ValueId position) const noexcept {
+        return order_.empty() ? static_cast<NodeIndex>(position) : order_[position];
+    }
     // This request's scratch by position (position_scratch_), or the node it names that the graph lacks.
     [[nodiscard]] expected<void, PlanError> scratch_by_position(std::span<const std::size_t> scratch_bytes) {
         position_scratch_.assign(position_of_.size(), 0);
@@ -215,11 +223,8 @@ private:
         model.position_of_ = std::move(position_of);
         model.base_ = std::move(base);
         model.value_uses_ = std::move(value_uses);
-        model.no_ops_ = onnx_runtime_memory::no_op_nodes(g, model.views_);  // by position: back to node ids
-        if (!model.order_.empty()) {
-            for (NodeIndex& n : model.no_ops_) n = model.order_[n];
-            std::sort(model.no_ops_.begin(), model.no_ops_.end());
-        }
+        detail::no_op_candidates(g, model.views_, model.no_op_candidates_);  // by position
+        model.no_ops_.reserve(model.no_op_candidates_.size());
         return model;
     }
 
@@ -233,7 +238,8 @@ private:
     std::vector<std::size_t> planned_scratch_;   // the last complete request's
     std::vector<ValuePlacement> base_, table_;   // what no request changes; this request's table
     std::vector<ScratchPlacement> scratch_table_;
-    std::vector<NodeIndex> no_ops_;             // by node id
+    std::vector<ValueId> no_op_candidates_;     // detail::no_op_candidates, by position
+    std::vector<NodeIndex> no_ops_;             // this request's, by node id
     ArenaPlan arena_;
     BufferUses value_uses_;                     // each owner's uses: what spilled requests are made from
     SpilledArenaPlan spilled_;                  // the last complete spilled request's plan
