@@ -22,6 +22,7 @@
 #include "sizing.hpp"
 #include "validate_liveness.hpp"
 #include "validate_offsets.hpp"
+#include "validate_windows.hpp"
 #include "view_map.hpp"
 #include "detail/sort.hpp"
 
@@ -199,86 +200,6 @@ template <class Placed>
     return std::optional<Liveness>{without_owners(live, sizes.unknown)};
 }
 
-// Where each value's bytes start in its root's (SIZE_MAX where the offsets'
-// sum overflows), by validate's own walk of the view map (the planner's
-// is resolve_roots); empty when no edge has an offset. Each value is
-// walked once. The map is acyclic: compute_liveness accepted it.
-[[nodiscard]] inline std::vector<std::size_t> view_windows(const ViewMap& views, std::size_t value_count) {
-    std::vector<std::size_t> at;
-    if (!views.has_offsets()) return at;
-    at.assign(value_count, 0);
-    std::vector<std::uint8_t> done(value_count, 0);
-    std::vector<ValueId> chain;
-    for (std::size_t v = 0; v < value_count; ++v) {
-        for (auto x = static_cast<ValueId>(v); !done[x];) {
-            chain.push_back(x);
-            const auto source = views.source_of(x);
-            if (!source) break;
-            x = *source;
-        }
-        for (; !chain.empty(); chain.pop_back()) {  // from the root (or a value done) down to v
-            const ValueId x = chain.back();
-            if (const auto source = views.source_of(x))
-                at[x] = views.offset_of(x) > SIZE_MAX - at[*source] ? SIZE_MAX : views.offset_of(x) + at[*source];
-            done[x] = true;
-        }
-    }
-    return at;
-}
-
-// With windows: each view of a planned root of known size, whose own size
-// the oracle knows, lies inside the root's bytes (ViewOutsideRoot: `size`
-// is where it ends, SIZE_MAX past it, `capacity` the root's size).
-// With parts: no two parts of one value overlap (PartsOverlap), by a sort
-// of the parts of known size on (whole, start).
-template <class Oracle>
-[[nodiscard]] expected<void, ValidateError> check_windows(const ViewMap& views, const std::vector<std::size_t>& windows,
-                                                          const Liveness& live, const OwnerSizes& sizes, Oracle& oracle) {
-    struct Piece {
-        ValueId whole, part;
-        std::size_t start, end;
-    };
-    if (windows.empty()) return {};
-    std::vector<Piece> pieces;
-    views.for_each([&](ValueId v, ValueId whole) {
-        if (!views.is_part(v) || v >= windows.size()) return;
-        if (const std::optional<std::size_t> bytes = oracle(v); bytes && *bytes > 0)
-            pieces.push_back({whole, v, windows[v], *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes});
-    });
-    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
-        return a.whole != b.whole ? a.whole < b.whole : a.start != b.start ? a.start < b.start : a.part < b.part;
-    });
-    for (std::size_t k = 0, widest = 0; k < pieces.size(); ++k) {  // widest: the piece reaching furthest so far
-        if (k == 0 || pieces[k].whole != pieces[k - 1].whole) widest = k;
-        else if (pieces[widest].end > pieces[k].start) {
-            ValidateError err;
-            err.kind = ValidateError::Kind::parts_overlap;
-            err.value = pieces[widest].part;
-            err.other = pieces[k].part;
-            return unexpected(err);
-        }
-        if (pieces[k].end > pieces[widest].end) widest = k;
-    }
-    for (std::size_t v = 0; v < windows.size(); ++v) {
-        const ValueId r = live.roots[v];
-        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
-            continue;
-        const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
-        if (!bytes) continue;
-        const std::size_t end = *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes;
-        if (end > sizes.bytes[r]) {
-            ValidateError err;
-            err.kind = ValidateError::Kind::view_outside_root;
-            err.value = static_cast<ValueId>(v);
-            err.other = r;
-            err.size = end;
-            err.capacity = sizes.bytes[r];
-            return unexpected(err);
-        }
-    }
-    return {};
-}
-
 // What validate_arena and validate_arena_spaces check a plan's offsets
 // against, recomputed from the graph: the liveness (without the dynamic
 // owners the plan rightly leaves out) and its records, owners first (owner
@@ -311,29 +232,6 @@ template <activation_graph G, class Oracle, class Placed>
     r.owners = r.records.size();
     scratch_buffers(options.scratch_bytes, r.records);  // record owners + k: the k-th node with scratch
     return r;
-}
-
-// Each view of a planned root sits at the root's offset plus its window,
-// and in the root's space (`same_space(view, root)`): ViewOffsetMismatch.
-template <class OffsetOf, class SameSpace>
-[[nodiscard]] expected<void, ValidateError> check_view_offsets(const ArenaRecords& made, OffsetOf&& offset_of,
-                                                               SameSpace&& same_space) {
-    const Liveness& live = made.live;
-    for (std::size_t i = 0; i < live.value_count(); ++i) {
-        const auto v = static_cast<ValueId>(i);
-        const ValueId r = live.roots[v];
-        if (r == v || !live.is_owner(r)) continue;
-        const std::size_t window = made.windows.empty() ? 0 : made.windows[v];
-        const std::size_t at = offset_of(r);
-        if (at == no_offset || at > SIZE_MAX - window || offset_of(v) != at + window || !same_space(v, r)) {
-            ValidateError err;
-            err.kind = ValidateError::Kind::view_offset_mismatch;
-            err.value = v;
-            err.other = r;
-            return unexpected(err);
-        }
-    }
-    return {};
 }
 
 }  // namespace detail
@@ -437,7 +335,7 @@ template <activation_graph G, size_oracle Oracle>
         return unexpected(err);
     }
     const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
-    if (auto ok = detail::check_view_offsets(*made, offset_of, [](ValueId, ValueId) { return true; }); !ok) return ok;
+    if (auto ok = detail::check_view_offsets(made->live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok) return ok;
     return validate_liveness(g, views, live, options);
 }
 

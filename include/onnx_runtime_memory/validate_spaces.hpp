@@ -133,7 +133,7 @@ template <activation_graph G, size_oracle Oracle>
     }
     const auto offset_of = [&](ValueId v) { return at(plan.offsets, v, no_offset); };
     const auto same_space = [&](ValueId v, ValueId r) { return at(plan.space, v, no_space) == at(plan.space, r, no_space); };
-    if (auto ok = detail::check_view_offsets(*made, offset_of, same_space); !ok) return ok;
+    if (auto ok = detail::check_view_offsets(made->live, made->windows, offset_of, same_space); !ok) return ok;
     return validate_liveness(g, views, live, options);
 }
 

@@ -1,0 +1,124 @@
+// validate_windows: validate's checks of views at a byte offset and of
+// parts, by its own walk of the view map (the planner's is resolve_roots):
+// each window inside its root, parts of one value apart, and in an arena
+// each view at its root's offset plus its window.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "errors.hpp"
+#include "expected.hpp"
+#include "liveness.hpp"
+#include "plan_types.hpp"
+#include "sizes.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+// Where each value's bytes start in its root's (SIZE_MAX where the offsets'
+// sum overflows), by validate's own walk of the view map (the planner's
+// is resolve_roots); empty when no edge has an offset. Each value is
+// walked once. The map is acyclic: compute_liveness accepted it.
+[[nodiscard]] inline std::vector<std::size_t> view_windows(const ViewMap& views, std::size_t value_count) {
+    std::vector<std::size_t> at;
+    if (!views.has_offsets()) return at;
+    at.assign(value_count, 0);
+    std::vector<std::uint8_t> done(value_count, 0);
+    std::vector<ValueId> chain;
+    for (std::size_t v = 0; v < value_count; ++v) {
+        for (auto x = static_cast<ValueId>(v); !done[x];) {
+            chain.push_back(x);
+            const auto source = views.source_of(x);
+            if (!source) break;
+            x = *source;
+        }
+        for (; !chain.empty(); chain.pop_back()) {  // from the root (or a value done) down to v
+            const ValueId x = chain.back();
+            if (const auto source = views.source_of(x))
+                at[x] = views.offset_of(x) > SIZE_MAX - at[*source] ? SIZE_MAX : views.offset_of(x) + at[*source];
+            done[x] = true;
+        }
+    }
+    return at;
+}
+
+// With windows: each view of a planned root of known size, whose own size
+// the oracle knows, lies inside the root's bytes (ViewOutsideRoot: `size`
+// is where it ends, SIZE_MAX past it, `capacity` the root's size).
+// With parts: no two parts of one value overlap (PartsOverlap), by a sort
+// of the parts of known size on (whole, start).
+template <class Oracle>
+[[nodiscard]] expected<void, ValidateError> check_windows(const ViewMap& views, const std::vector<std::size_t>& windows,
+                                                          const Liveness& live, const OwnerSizes& sizes, Oracle& oracle) {
+    struct Piece {
+        ValueId whole, part;
+        std::size_t start, end;
+    };
+    if (windows.empty()) return {};
+    std::vector<Piece> pieces;
+    views.for_each([&](ValueId v, ValueId whole) {
+        if (!views.is_part(v) || v >= windows.size()) return;
+        if (const std::optional<std::size_t> bytes = oracle(v); bytes && *bytes > 0)
+            pieces.push_back({whole, v, windows[v], *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes});
+    });
+    std::sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+        return a.whole != b.whole ? a.whole < b.whole : a.start != b.start ? a.start < b.start : a.part < b.part;
+    });
+    for (std::size_t k = 0, widest = 0; k < pieces.size(); ++k) {  // widest: the piece reaching furthest so far
+        if (k == 0 || pieces[k].whole != pieces[k - 1].whole) widest = k;
+        else if (pieces[widest].end > pieces[k].start) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::parts_overlap;
+            err.value = pieces[widest].part;
+            err.other = pieces[k].part;
+            return unexpected(err);
+        }
+        if (pieces[k].end > pieces[widest].end) widest = k;
+    }
+    for (std::size_t v = 0; v < windows.size(); ++v) {
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
+            continue;
+        const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
+        if (!bytes) continue;
+        const std::size_t end = *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes;
+        if (end > sizes.bytes[r]) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::view_outside_root;
+            err.value = static_cast<ValueId>(v);
+            err.other = r;
+            err.size = end;
+            err.capacity = sizes.bytes[r];
+            return unexpected(err);
+        }
+    }
+    return {};
+}
+
+// Each view of a planned root sits at the root's offset plus its window,
+// and in the root's space (`same_space(view, root)`): ViewOffsetMismatch.
+template <class OffsetOf, class SameSpace>
+[[nodiscard]] expected<void, ValidateError> check_view_offsets(const Liveness& live, const std::vector<std::size_t>& windows,
+                                                               OffsetOf&& offset_of, SameSpace&& same_space) {
+    for (std::size_t i = 0; i < live.value_count(); ++i) {
+        const auto v = static_cast<ValueId>(i);
+        const ValueId r = live.roots[v];
+        if (r == v || !live.is_owner(r)) continue;
+        const std::size_t window = windows.empty() ? 0 : windows[v];
+        const std::size_t at = offset_of(r);
+        if (at == no_offset || at > SIZE_MAX - window || offset_of(v) != at + window || !same_space(v, r)) {
+            ValidateError err;
+            err.kind = ValidateError::Kind::view_offset_mismatch;
+            err.value = v;
+            err.other = r;
+            return unexpected(err);
+        }
+    }
+    return {};
+}
+
+}  // namespace onnx_runtime_memory::detail
