@@ -200,6 +200,7 @@ struct Analysis {
     // --inplace: the hints the op list gives, how many were taken, and the arena with them.
     std::size_t inplace_hints = 0, inplace_taken = 0;
     ir::Slices slices;  // --slices: the Splits' outputs made views at an offset, the Concats' inputs parts
+    std::vector<orm::NodeIndex> no_ops;  // and the Concats that then copy nothing (orm::no_op_nodes)
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
@@ -410,6 +411,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     }
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
+    a.no_ops = orm::no_op_nodes(a.g, a.views, oracle, options);
     if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
         orm::PlanOptions with = options;
         with.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
@@ -659,7 +661,7 @@ void print_report(const Analysis& a) {
         fmt::print("  slices                 {:>10}  of copies avoided: {} Split outputs views at an offset, {} Concat "
                    "inputs parts of its output; {} Concats copy nothing\n",
                    human(a.slices.copies_avoided_bytes), a.slices.views, a.slices.parts,
-                   orm::no_op_nodes(a.g, a.views, orm::bounded_size_oracle(a.g, a.bounds_used)).size());
+                   a.no_ops.size());
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -836,7 +838,7 @@ std::optional<std::string> write_placements(const Analysis& a, const Args& args,
     out += "\n]";
     if (a.views.has_parts()) {  // the nodes the executor skips: their inputs are parts of their output
         std::string nodes;
-        for (const orm::NodeIndex n : orm::no_op_nodes(a.g, a.views, orm::bounded_size_oracle(a.g, a.bounds_used))) nodes += fmt::format("{}{}", nodes.empty() ? "" : ",", n);
+        for (const orm::NodeIndex n : a.no_ops) nodes += fmt::format("{}{}", nodes.empty() ? "" : ",", n);
         out += ",\"no_op_nodes\":[" + nodes + "]";
     }
     if (a.spilled) {  // the copies in the order to run them, each naming its value (an owner: copies are of owners)

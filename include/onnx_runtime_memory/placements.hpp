@@ -151,36 +151,45 @@ namespace detail {
 
 // The nodes that may have nothing to do once parts are written in place:
 // each has one output and reads only values that are parts of it, directly
-// or through parts of its parts (ViewMap::insert_part), as (node, its
-// inputs, its output) in `inputs` (flattened: node, count, output, inputs...).
-// O(V + E), each input's walk up its parts within a budget of 4 (V + E)
-// steps in all (a node whose walk would pass it is left out).
+// or through parts of its parts (ViewMap::insert_part). A node's inputs are
+// inputs[first, first + count). O(V + E), each input's walk up its parts
+// within a budget of 4 (V + E) steps in all (a node whose walk would pass
+// it is left out).
+struct NoOpCandidates {
+    struct Node {
+        NodeIndex node;
+        ValueId whole;  // its one output
+        std::uint32_t first, count;
+    };
+    std::vector<Node> nodes;
+    std::vector<ValueId> inputs;
+};
 template <activation_graph G>
-void no_op_candidates(const G& g, const ViewMap& views, std::vector<ValueId>& out) {
+void no_op_candidates(const G& g, const ViewMap& views, NoOpCandidates& out) {
     using T = graph_traits<G>;
-    out.clear();
+    out.nodes.clear();
+    out.inputs.clear();
     if (!views.has_parts()) return;
     const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = static_cast<std::size_t>(T::value_count(g));
     std::size_t budget = 4 * (V + N);
-    std::vector<ValueId> ins;
     for (std::size_t n = 0; n < N; ++n) {
         const auto outs = T::node_outputs(g, n);
         if (std::ranges::distance(outs) != 1) continue;
         const auto whole = to_value_id(*std::ranges::begin(outs), V);
         bool all_parts = whole.has_value();
-        ins.clear();
+        const auto first = static_cast<std::uint32_t>(out.inputs.size());
         for (auto x : T::node_inputs(g, n)) {
             ValueId at = to_value_id(x, V).value_or(no_value);
-            ins.push_back(at);
+            out.inputs.push_back(at);
             while (all_parts && at != *whole && views.is_part(at) && budget > 0) {
                 at = *views.source_of(at);
                 --budget;
             }
             all_parts = all_parts && at == *whole;
         }
-        if (!all_parts || ins.empty()) continue;
-        out.insert(out.end(), {static_cast<ValueId>(n), static_cast<ValueId>(ins.size()), *whole});
-        out.insert(out.end(), ins.begin(), ins.end());
+        const auto count = static_cast<std::uint32_t>(out.inputs.size()) - first;
+        if (all_parts && count > 0) out.nodes.push_back({static_cast<NodeIndex>(n), *whole, first, count});
+        else out.inputs.resize(first);
     }
 }
 
@@ -190,20 +199,18 @@ void no_op_candidates(const G& g, const ViewMap& views, std::vector<ValueId>& ou
 // them. Appends each such node (as `to_id` maps it) to `out`. No allocation
 // beyond `out`'s.
 template <class Oracle, class ToId>
-void no_op_in_place(const std::vector<ValueId>& candidates, const Liveness& live, Oracle& oracle, ToId&& to_id,
+void no_op_in_place(const NoOpCandidates& candidates, const Liveness& live, Oracle& oracle, ToId&& to_id,
                     std::vector<NodeIndex>& out) {
-    for (std::size_t i = 0; i < candidates.size();) {
-        const ValueId n = candidates[i], count = candidates[i + 1], whole = candidates[i + 2];
-        const std::optional<std::size_t> whole_bytes = oracle(whole);
-        std::size_t at = live.window(whole);
+    for (const NoOpCandidates::Node& c : candidates.nodes) {
+        const std::optional<std::size_t> whole_bytes = oracle(c.whole);
+        std::size_t at = live.window(c.whole);
         bool in_place = whole_bytes.has_value();
-        for (std::size_t k = 0; k < count && in_place; ++k) {
-            const ValueId v = candidates[i + 3 + k];
+        for (std::uint32_t k = 0; k < c.count && in_place; ++k) {
+            const ValueId v = candidates.inputs[std::size_t{c.first} + k];
             const std::optional<std::size_t> bytes = oracle(v);
             in_place = bytes && live.window(v) == at && !add_overflows(at, *bytes, at);
         }
-        if (in_place && at - live.window(whole) == *whole_bytes) out.push_back(to_id(n));
-        i += 3 + std::size_t{count};
+        if (in_place && at - live.window(c.whole) == *whole_bytes) out.push_back(to_id(c.node));
     }
 }
 
@@ -220,9 +227,9 @@ template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] std::vector<NodeIndex> no_op_nodes(const G& g, const ViewMap& views, Oracle&& oracle,
                                                  const PlanOptions& options = {}) {
     std::vector<NodeIndex> out;
-    std::vector<ValueId> candidates;
+    detail::NoOpCandidates candidates;
     detail::no_op_candidates(g, views, candidates);
-    if (candidates.empty()) return out;
+    if (candidates.nodes.empty()) return out;
     const auto live = compute_liveness(g, views, options);
     if (!live) return out;
     const auto sized = [&](ValueId v) -> std::optional<std::size_t> { return oracle(v); };

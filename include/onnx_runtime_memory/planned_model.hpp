@@ -82,7 +82,7 @@ public:
         if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
         detail::fill_placements(base_, planner_.liveness(), planner_.sizes(), arena_.dynamic_values, arena_, table_);
         no_ops_.clear();
-        detail::no_op_in_place(no_op_candidates_, planner_.liveness(), oracle, [&](ValueId n) { return node_at(n); }, no_ops_);
+        detail::no_op_in_place(no_op_candidates_, planner_.liveness(), oracle, [&](NodeIndex n) { return node_at(n); }, no_ops_);
         std::sort(no_ops_.begin(), no_ops_.end());
         planned_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
         scratch_table_.clear();
@@ -177,7 +177,7 @@ public:
 
 private:
     // The node id at `position` in the order planned.
-    [[nodiscard]] NodeIndex node_at(ValueId position) const noexcept {
+    [[nodiscard]] NodeIndex node_at(NodeIndex position) const noexcept {
         return order_.empty() ? static_cast<NodeIndex>(position) : order_[position];
     }
     // This request's scratch by position (position_scratch_), or the node it names that the graph lacks.
@@ -224,7 +224,7 @@ private:
         model.base_ = std::move(base);
         model.value_uses_ = std::move(value_uses);
         detail::no_op_candidates(g, model.views_, model.no_op_candidates_);  // by position
-        model.no_ops_.reserve(model.no_op_candidates_.size());
+        model.no_ops_.reserve(model.no_op_candidates_.nodes.size());
         return model;
     }
 
@@ -238,7 +238,7 @@ private:
     std::vector<std::size_t> planned_scratch_;   // the last complete request's
     std::vector<ValuePlacement> base_, table_;   // what no request changes; this request's table
     std::vector<ScratchPlacement> scratch_table_;
-    std::vector<ValueId> no_op_candidates_;     // detail::no_op_candidates, by position
+    detail::NoOpCandidates no_op_candidates_;  // by position
     std::vector<NodeIndex> no_ops_;             // this request's, by node id
     ArenaPlan arena_;
     BufferUses value_uses_;                     // each owner's uses: what spilled requests are made from
