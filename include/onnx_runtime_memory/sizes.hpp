@@ -21,6 +21,13 @@
 namespace onnx_runtime_memory {
 
 // The owners' sizes for one run.
+namespace detail {
+struct PartSpan {
+    ValueId whole, part;
+    std::size_t begin, end;  // the part's window and end in the root's bytes
+};
+}  // namespace detail
+
 struct OwnerSizes {
     std::vector<std::size_t> bytes;  // by value id: an owner's size (0 when unknown); non-owners untouched
     std::vector<ValueId> unknown;    // owners the oracle did not know, ascending id
@@ -30,11 +37,7 @@ struct OwnerSizes {
     ValueId outside_of = no_value;   // and that root
     ValueId overlap = no_value;      // with parts: two parts of one value that overlap (the first by window)
     ValueId overlap_with = no_value;
-    struct PartBytes {
-        ValueId whole, part;
-        std::size_t begin, end;  // the part's window and end in the root's bytes
-    };
-    std::vector<PartBytes> part_bytes;  // kept, so that a kept re-planner sizes without allocating
+    std::vector<detail::PartSpan> part_scratch;  // size_owners' own, kept so that a re-planner sizes without allocating
 
     [[nodiscard]] bool complete() const noexcept { return unknown.empty(); }
     [[nodiscard]] bool known(ValueId v) const { return !std::binary_search(unknown.begin(), unknown.end(), v); }
@@ -106,7 +109,7 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         for (ValueId r : sizes.unknown) sizes.bytes[r] = 0;  // unknown stays 0, whatever was folded in
     }
     sizes.outside = sizes.outside_of = sizes.overlap = sizes.overlap_with = no_value;
-    sizes.part_bytes.clear();
+    sizes.part_scratch.clear();
     auto part = live.parts.begin();
     for (std::size_t v = 0; v < live.windows.size() && sizes.outside == no_value; ++v) {
         const ValueId r = live.roots[v];
@@ -126,10 +129,10 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
             sizes.outside = static_cast<ValueId>(v);
             sizes.outside_of = r;
         }
-        if (is_part) sizes.part_bytes.push_back({part->second, part->first, live.windows[v], end});
+        if (is_part) sizes.part_scratch.push_back({part->second, part->first, live.windows[v], end});
     }
     // Parts of one value side by side, by window: each must end before the next begins.
-    auto& p = sizes.part_bytes;
+    auto& p = sizes.part_scratch;
     std::sort(p.begin(), p.end(), [](const auto& a, const auto& b) {
         return a.whole != b.whole ? a.whole < b.whole : a.begin != b.begin ? a.begin < b.begin : a.part < b.part;
     });
