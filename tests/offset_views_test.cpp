@@ -22,13 +22,24 @@ using orm::ValidateError;
 using test::id;
 constexpr auto u8 = ElementType::uint8;
 
-// "v<k>": the random graphs' value names. (Built with a stream: g++ 12 at
-// -O2 warns falsely (-Wrestrict) on "v" + std::to_string(k).)
-std::string value_name(std::size_t k) {
-    std::ostringstream name;
-    name << 'v' << k;
-    return name.str();
-}
+// A random graph under construction: values "v<k>" of 1 x bytes[k] bytes,
+// made in turn, and the seeded draws that shape it.
+struct RandomGraph {
+    RandomGraph(const char* name, std::uint64_t seed) : rng(seed), b(name) {}
+    std::size_t pick(std::size_t n) { return static_cast<std::size_t>(rng() % n); }
+    std::size_t make(std::size_t n) {
+        std::ostringstream name;  // (a stream: g++ 12 at -O2 warns falsely, -Wrestrict, on "v" + std::to_string(k))
+        name << 'v' << names.size();
+        names.push_back(name.str());
+        bytes.push_back(n);
+        b.tensor(names.back(), u8, {1, static_cast<std::int64_t>(n)});
+        return names.size() - 1;
+    }
+    std::mt19937_64 rng;
+    ir::Builder b;
+    std::vector<std::string> names;
+    std::vector<std::size_t> bytes;
+};
 
 // x -> A -> a (256 bytes) -> Split -> p (96), q (128), the windows [0, 96)
 // and [128, 256) of a; B reads p -> b (64); C reads q and b -> c (32), the
@@ -238,24 +249,14 @@ TEST_CASE("offset views: random windows, chains of them and unknown sizes: every
     // sliced again; readers of windows come later at random. Then one window
     // is pushed out of its root: the planners and validate must say so.
     for (std::uint64_t seed = 0; seed < 300; ++seed) {
-        std::mt19937_64 rng(seed);
-        const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-        ir::Builder b("random_windows");
-        std::vector<std::string> names;
-        const auto value = [&](std::size_t bytes) {
-            names.push_back(value_name(names.size()));
-            b.tensor(names.back(), u8, {static_cast<std::int64_t>(bytes)});
-            return names.size() - 1;
-        };
+        RandomGraph r("random_windows", seed);
+        auto& [rng, b, names, bytes] = r;
+        const auto pick = [&](std::size_t n) { return r.pick(n); };
+        const auto make = [&](std::size_t n) { return r.make(n); };
         struct Window {
             std::size_t view, source, offset;
         };
         std::vector<Window> windows;
-        std::vector<std::size_t> bytes;
-        const auto make = [&](std::size_t n) {
-            bytes.push_back(n);
-            return value(n);
-        };
         std::size_t last = make(1 + pick(64));
         b.input(names[last]);
         std::vector<std::size_t> readable{last};
@@ -600,17 +601,10 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
     // the memory-aware order), validated, and run out of the arena (filled
     // with 0xA5, the no-op nodes skipped) against one buffer per tensor.
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
-        std::mt19937_64 rng(seed);
-        const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-        ir::Builder b("random_parts");
-        std::vector<std::string> names;
-        std::vector<std::size_t> bytes;
-        const auto make = [&](std::size_t n) {
-            names.push_back(value_name(names.size()));
-            bytes.push_back(n);
-            b.tensor(names.back(), u8, {1, static_cast<std::int64_t>(n)});
-            return names.size() - 1;
-        };
+        RandomGraph r("random_parts", seed);
+        auto& [rng, b, names, bytes] = r;
+        const auto pick = [&](std::size_t n) { return r.pick(n); };
+        const auto make = [&](std::size_t n) { return r.make(n); };
         std::size_t last = make(1 + pick(32));
         b.input(names[last]);
         std::vector<std::size_t> made{last};
