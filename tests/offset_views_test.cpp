@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "ir/views.hpp"
@@ -187,6 +188,44 @@ TEST_CASE("offset views: a window past its root's end is an error value from eve
         return oracle(v);
     };
     CHECK(orm::plan_activations(g, views, q_unknown).has_value());
+}
+
+TEST_CASE("offset views: a window past the end of a buffer the caller holds (graph input, weight, external output) is refused too") {
+    // A Split of the graph input x (16 bytes) into a (at 0) and b (at 8);
+    // c = Op(a, b) is an external output with a window w of it read by D.
+    ir::Builder b("held");
+    b.tensor("x", u8, {16}).tensor("a", u8, {8}).tensor("b", u8, {8}).tensor("c", u8, {32}).tensor("w", u8, {16});
+    b.tensor("y", u8, {4});
+    b.input("x").node("Split", {"x"}, {"a", "b"}).node("Op", {"a", "b"}, {"c"}).node("Slice", {"c"}, {"w"});
+    b.node("D", {"w"}, {"y"}).output("c").output("y");
+    const auto g = b.build();
+    orm::PlanOptions options;
+    options.outputs = orm::OutputPlacement::external;
+    const auto oracle = orm::static_size_oracle(g);
+    const auto held_views = [&](std::size_t b_at, std::size_t w_at) {
+        orm::ViewMap views;
+        views.insert(id(g, "a"), id(g, "x"), 0);
+        views.insert(id(g, "b"), id(g, "x"), b_at);
+        views.insert(id(g, "w"), id(g, "c"), w_at);
+        return views;
+    };
+    const auto fits = orm::plan_arena(g, held_views(8, 16), oracle, options);
+    REQUIRE(fits.has_value());
+    CHECK(orm::validate_arena(g, held_views(8, 16), fits->plan(), oracle, 64, options).has_value());
+    for (const auto& [b_at, w_at, view, root] : {std::tuple{9u, 16u, "b", "x"}, std::tuple{8u, 17u, "w", "c"}}) {
+        INFO(view << " moved one byte past " << root << "'s end");
+        const auto bad = held_views(b_at, w_at);
+        const auto planned = orm::plan_arena(g, bad, oracle, options);
+        REQUIRE_FALSE(planned.has_value());
+        CHECK(planned.error().kind == PlanError::Kind::view_outside_root);
+        CHECK(planned.error().value == id(g, view));
+        CHECK(planned.error().other == id(g, root));
+        const auto checked = orm::validate_arena(g, bad, fits->plan(), oracle, 64, options);
+        REQUIRE_FALSE(checked.has_value());
+        CHECK(checked.error().kind == ValidateError::Kind::view_outside_root);
+        CHECK(checked.error().value == id(g, view));
+        CHECK(checked.error().size == (std::string(view) == "b" ? 17u : 33u));
+    }
 }
 
 TEST_CASE("offset views: validate sums the offsets itself and rejects a window outside its root or a view moved") {

@@ -69,7 +69,8 @@ struct OwnerSizes {
 // place (Liveness::inplace); for a view only when some view has an offset
 // (Liveness::windows): then once per view of a planned root and per part,
 // in id order, to check that it lies inside its root and that parts of one
-// value do not overlap. O(owners) (O(values) with
+// value do not overlap (twice for a view whose root is no owner: a graph
+// input, weight or external output, whose size it gives too). O(owners) (O(values) with
 // windows), plus O(u log u) for u unknown sizes.
 template <size_oracle Oracle>
 void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
@@ -116,16 +117,22 @@ void size_owners(const Liveness& live, Oracle&& oracle, OwnerSizes& sizes) {
         if (r == v) continue;
         while (part != live.parts.end() && part->first < v) ++part;
         const bool is_part = part != live.parts.end() && part->first == v;
-        // A view of a planned root of known size must lie inside it (a value written in place sized its
-        // root; an unknown size is checked when it is known); parts must not overlap, whatever their root.
-        const bool in_root = live.is_owner(r) && sizes.known(r) &&
+        // A view must lie inside its root: a planned root of known size (a value written in place sized
+        // its root; an unknown size is checked when it is known), or one the caller or executor holds
+        // (a graph input, a weight, an external output: the KV cache), of the size the oracle gives.
+        // Parts must not overlap, whatever their root.
+        const bool planned_root = live.is_owner(r) && sizes.known(r);
+        const bool in_root = (planned_root || !live.is_owner(r)) &&
                              !std::binary_search(live.inplace.begin(), live.inplace.end(), static_cast<ValueId>(v));
         if (!in_root && !is_part) continue;
         const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
         if (!bytes) continue;
         std::size_t end = 0;
         if (detail::add_overflows(live.windows[v], *bytes, end)) end = detail::size_max;
-        if (in_root && end > sizes.bytes[r]) {
+        const std::optional<std::size_t> root_bytes = !in_root ? std::nullopt
+                                                      : planned_root ? std::optional(sizes.bytes[r])
+                                                                     : oracle(r);
+        if (root_bytes && end > *root_bytes) {
             sizes.outside = static_cast<ValueId>(v);
             sizes.outside_of = r;
         }

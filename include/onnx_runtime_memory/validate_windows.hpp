@@ -46,9 +46,11 @@ namespace onnx_runtime_memory::detail {
     return at;
 }
 
-// With windows: each view of a planned root of known size, whose own size
-// the oracle knows, lies inside the root's bytes (ViewOutsideRoot: `size`
-// is where it ends, SIZE_MAX past it, `capacity` the root's size).
+// With windows: each view of a planned root of known size, or of a root the
+// caller holds (graph input, weight, external output) whose size the oracle
+// knows, whose own size the oracle knows, lies inside the root's bytes
+// (ViewOutsideRoot: `size` is where it ends, SIZE_MAX past it, `capacity`
+// the root's size).
 // With parts: no two parts of one value overlap (PartsOverlap), by a sort
 // of the parts of known size on (whole, start).
 template <class Oracle>
@@ -81,18 +83,20 @@ template <class Oracle>
     }
     for (std::size_t v = 0; v < windows.size(); ++v) {
         const ValueId r = live.roots[v];
-        if (r == v || !live.is_owner(r) || !sizes.known(r) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
+        if (r == v || (live.is_owner(r) && !sizes.known(r)) || std::binary_search(live.inplace.begin(), live.inplace.end(), v))
             continue;
         const std::optional<std::size_t> bytes = oracle(static_cast<ValueId>(v));
-        if (!bytes) continue;
+        // The root's size: planned, or (a graph input, weight or external output) the oracle's.
+        const std::optional<std::size_t> root_bytes = live.is_owner(r) ? std::optional(sizes.bytes[r]) : oracle(r);
+        if (!bytes || !root_bytes) continue;
         const std::size_t end = *bytes > SIZE_MAX - windows[v] ? SIZE_MAX : windows[v] + *bytes;
-        if (end > sizes.bytes[r]) {
+        if (end > *root_bytes) {
             ValidateError err;
             err.kind = ValidateError::Kind::view_outside_root;
             err.value = static_cast<ValueId>(v);
             err.other = r;
             err.size = end;
-            err.capacity = sizes.bytes[r];
+            err.capacity = *root_bytes;
             return unexpected(err);
         }
     }
