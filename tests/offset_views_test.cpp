@@ -632,6 +632,90 @@ TEST_CASE("parts: a KV cache is a graph input and output sharing one buffer the 
     CHECK(in_arena.error().value == id(g, "past"));
 }
 
+TEST_CASE("parts: one PlannedModel serves a decoder step after step, the new entry appended where the cache ends") {
+    // Step t, t tokens cached (8 floats each): k = MatMul(x, wk), appended
+    // to the cache at row t (present = Concat(past, k), one buffer the
+    // executor holds); kh = Slice(k), k's second half, a view of it; s = Scores(present,
+    // x), t + 1 floats; y = Attend(s, present, kh). Sizes by the step.
+    ir::Builder b("decoder");
+    const auto f = ElementType::float32;
+    b.tensor("x", f, {1, 8}).tensor("wk", f, {8, 8}).tensor("past", f, {0, 8}).tensor("k", f, {1, 8});
+    b.tensor("kh", f, {1, 4}).tensor("present", f, {1, 8}).tensor("s", f, {1, 1}).tensor("y", f, {1, 8});
+    b.input("x").input("past").weight("wk").node("MatMul", {"x", "wk"}, {"k"});
+    b.node("Concat", {"past", "k"}, {"present"}).node("Slice", {"k"}, {"kh"}).node("Scores", {"present", "x"}, {"s"});
+    b.node("Attend", {"s", "present", "kh"}, {"y"}).output("present").output("y");
+    const auto g = b.build();
+    const ValueId past = id(g, "past"), k = id(g, "k"), kh = id(g, "kh"), present = id(g, "present"), s = id(g, "s");
+    const auto views_at = [&](std::size_t t) {
+        orm::ViewMap views;
+        views.insert_part(past, present, 0);
+        views.insert_part(k, present, t * 32);
+        views.insert(kh, k, 16);
+        return views;
+    };
+    const auto sizes_at = [&](std::size_t t) {
+        return [&g, past, present, s, t](ValueId v) -> std::optional<std::size_t> {
+            if (v == past) return t * 32;
+            if (v == present) return (t + 1) * 32;
+            if (v == s) return (t + 1) * 4;
+            return orm::static_size_oracle(g)(v);
+        };
+    };
+    orm::PlanOptions options;
+    options.outputs = orm::OutputPlacement::external;
+    auto model = orm::PlannedModel::create(g, views_at(0), options);
+    INFO((model ? std::string("created") : model.error().message()));
+    REQUIRE(model.has_value());
+    for (std::size_t t = 0; t < 8; ++t) {
+        INFO("step " << t);
+        REQUIRE(model->move_part(k, t * 32).has_value());
+        CHECK(model->views().offset_of(k) == t * 32);
+        const auto oracle = sizes_at(t);
+        REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+        CHECK(model->validate(g, oracle).has_value());
+        const auto fresh = orm::plan_arena(g, views_at(t), oracle, options);
+        REQUIRE(fresh.has_value());
+        CHECK(model->arena() == fresh->plan());  // as planning the step afresh
+        CHECK(model->arena().arena_bytes == (t + 1) * 4);  // only the scores: the cache is the executor's
+        const auto& table = model->placements();
+        CHECK(table[past].window == 0);
+        CHECK(table[k].window == t * 32);
+        CHECK(table[kh].window == t * 32 + 16);
+        CHECK(table[k].root == present);
+        CHECK(model->no_op_nodes() == std::vector<orm::NodeIndex>{1});  // the Concat copies nothing
+        const auto checked = orm::placements(g, views_at(t), model->arena(), oracle, options);
+        REQUIRE(checked.has_value());
+        CHECK(*checked == table);
+    }
+
+    // Each misplacement is refused: by move_part, or by the next plan and validate.
+    const auto at3 = sizes_at(3);
+    CHECK(model->move_part(id(g, "x"), 0).error().kind == PlanError::Kind::not_a_part);
+    CHECK(model->move_part(kh, 0).error().kind == PlanError::Kind::not_a_part);  // a view, not a part
+    REQUIRE(model->move_part(k, 4 * 32).has_value());  // past the end of a 4-row present
+    auto out = model->plan(at3);
+    REQUIRE_FALSE(out.has_value());
+    CHECK(out.error().kind == PlanError::Kind::view_outside_root);
+    CHECK(out.error().value == k);
+    const auto past_end = orm::validate_arena(g, views_at(4), model->arena(), at3, 64, options);  // validate's own sum
+    REQUIRE_FALSE(past_end.has_value());
+    CHECK(past_end.error().kind == ValidateError::Kind::view_outside_root);
+    CHECK(past_end.error().capacity == 4 * 32);  // the cache the executor holds, as the oracle sizes it
+    REQUIRE(model->move_part(k, 2 * 32 + 16).has_value());  // into the cached rows
+    out = model->plan(at3);
+    REQUIRE_FALSE(out.has_value());
+    CHECK(out.error().kind == PlanError::Kind::parts_overlap);
+    const auto overflow = model->move_part(k, SIZE_MAX - 8);  // kh would start past SIZE_MAX
+    REQUIRE_FALSE(overflow.has_value());
+    CHECK(overflow.error().kind == PlanError::Kind::view_outside_root);
+    CHECK(overflow.error().value == kh);
+    CHECK(model->views().offset_of(k) == 2 * 32 + 16);  // nothing moved
+    CHECK(model->placements()[kh].window == 7 * 32 + 16);  // the last complete request's table
+    REQUIRE(model->move_part(k, 3 * 32).has_value());
+    CHECK(model->plan(at3) == orm::PlannedModel::Outcome::complete);
+    CHECK(model->validate(g, at3).has_value());
+}
+
 TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer per tensor does, every plan valid") {
     // Each case: a chain of ops, each reading the last value and a random
     // earlier one; now and then a Concat of 1-4 earlier values (an earlier

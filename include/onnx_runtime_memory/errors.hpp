@@ -43,6 +43,7 @@ struct PlanError {
                                // by no node: a weight, or a graph input whose whole is no external output
         part_after_whole,      // `node` produces part `value` after `other`, the value it is a part of
         parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
+        not_a_part,            // PlannedModel::move_part: `value` is no part (ViewMap::insert_part)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -124,6 +125,8 @@ struct PlanError {
                        ", after that value is produced (a part is written before the value it is a part of)";
             case Kind::parts_overlap:
                 return "parts " + v + " and value " + std::to_string(other) + " of one value overlap in its bytes";
+            case Kind::not_a_part:
+                return v + " is no part (ViewMap::insert_part): only a part's offset moves between requests";
             case Kind::plan_mismatch:
                 return v + " is an owner under these options but has no place in the plan: was the plan made with "
                            "other PlanOptions (outputs, unknown sizes, inputs, in-place hints)?";

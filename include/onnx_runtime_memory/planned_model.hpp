@@ -80,6 +80,7 @@ public:
         auto outcome = planner_.plan(oracle, position_scratch_, arena_);
         if (!outcome) return unexpected(outcome.error());
         if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
+        if (scratch_bytes.empty()) arena_.scratch_offsets.clear();  // no scratch asked: none, as plan_arena says
         detail::fill_placements(base_, planner_.liveness(), planner_.sizes(), arena_.dynamic_values, arena_, table_);
         no_ops_.clear();
         detail::no_op_in_place(no_op_candidates_, planner_.liveness(), oracle, [&](NodeIndex n) { return node_at(n); }, no_ops_);
@@ -93,6 +94,23 @@ public:
                                                           arena_.scratch_offsets[at]});
             }
         return Outcome::complete;
+    }
+
+    // Moves part `part` (ViewMap::insert_part) to byte `offset` of the value
+    // it is a part of, for the requests from now on: a KV cache's new
+    // entries, appended after the past ones at each step. The views through
+    // it move with it; views(), placements' windows, no_op_nodes and
+    // validate follow. not_a_part when `part` is no part; view_outside_root
+    // when a window's sum would pass SIZE_MAX (nothing moves then). Whether
+    // the part still lies inside its whole, and apart from the other parts,
+    // the next plan() checks with that request's sizes. O(V); no allocation.
+    [[nodiscard]] expected<void, PlanError> move_part(ValueId part, std::size_t offset) {
+        if (!views_.is_part(part)) return unexpected(make_plan_error(PlanError::Kind::not_a_part, part));
+        if (auto ok = planner_.move_window(views_, part, offset); !ok) return ok;
+        views_.insert_part(part, *views_.source_of(part), offset);
+        const Liveness& live = planner_.liveness();
+        for (std::size_t v = 0; v < base_.size(); ++v) base_[v].window = live.window(static_cast<ValueId>(v));
+        return {};
     }
 
     // Plans this request across options.fast and options.slow: plan_arena_spill's

@@ -32,6 +32,14 @@ public:
     // Sizes (by value id) of the last plan's owners.
     [[nodiscard]] const std::vector<std::size_t>& sizes() const noexcept { return sizes_.bytes; }
 
+    // Moves part `part` to `offset` in its whole for the requests from now
+    // on (detail::move_window; `views`: the map the liveness was made with,
+    // before the move).
+    [[nodiscard]] expected<void, PlanError> move_window(const ViewMap& views, ValueId part, std::size_t offset) {
+        if (error_) return unexpected(*error_);
+        return detail::move_window(live_, views, part, offset);
+    }
+
 protected:
     KeptPlanning(Liveness live, std::vector<std::size_t> scratch, UnknownSizes policy)
         : live_(std::move(live)), scratch_(std::move(scratch)), policy_(policy) {
