@@ -716,13 +716,14 @@ TEST_CASE("parts: one PlannedModel serves a decoder step after step, the new ent
     CHECK(model->validate(g, at3).has_value());
 }
 
-TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer per tensor does, every plan valid") {
+TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer per tensor does, every plan valid, a part moved onto a sibling refused") {
     // Each case: a chain of ops, each reading the last value and a random
     // earlier one; now and then a Concat of 1-4 earlier values (an earlier
     // Concat's inputs first, at times, as DenseNet does), its free inputs
     // made parts at their offsets by ir::add_slices. Planned (arena, slots,
     // the memory-aware order), validated, and run out of the arena (filled
     // with 0xA5, the no-op nodes skipped) against one buffer per tensor.
+    std::size_t overlaps_tried = 0;
     for (std::uint64_t seed = 0; seed < 200; ++seed) {
         RandomGraph r("random_parts", seed);
         auto& [rng, b, names, bytes] = r;
@@ -732,6 +733,7 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
         b.input(names[last]);
         std::vector<std::size_t> made{last};
         std::vector<std::vector<std::size_t>> concats;
+        std::vector<std::pair<std::size_t, std::size_t>> op_hints;  // (output, input) of each Op
         for (std::size_t n = 0, nodes = 6 + pick(14); n < nodes; ++n) {
             if (pick(3) == 0) {
                 std::vector<std::size_t> ins;
@@ -750,6 +752,7 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
             }
             const std::size_t other = made[pick(made.size())], out = make(1 + pick(64));
             b.node("Op", {names[last], names[other]}, {names[out]});
+            op_hints.emplace_back(out, last);
             made.push_back(out);
             last = out;
         }
@@ -757,6 +760,8 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
         const auto g = b.build();
         orm::ViewMap views;
         const auto sliced = ir::add_slices(g, views);
+        orm::PlanOptions in_place;  // each Op over its first input, where the planner finds it safe
+        for (const auto& [out, in] : op_hints) in_place.inplace.push_back({b.id(names[out]), b.id(names[in])});
         INFO("seed " << seed << ", " << sliced.parts << " parts");
         const auto oracle = orm::static_size_oracle(g);
         const auto plan = arena_ok(g, views);
@@ -770,6 +775,10 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
         const auto in_new_order = orm::plan_arena(*ordered, views, orm::static_size_oracle(*ordered));
         REQUIRE(in_new_order.has_value());
         REQUIRE(orm::validate_arena(*ordered, views, in_new_order->plan(), orm::static_size_oracle(*ordered), 64).has_value());
+        arena_ok(g, views, in_place);  // with in-place hints too: valid
+        const auto slots_in_place = orm::plan_activations(g, views, oracle, in_place);
+        REQUIRE(slots_in_place.has_value());
+        REQUIRE(orm::validate(g, views, slots_in_place->plan(), oracle, in_place).has_value());
 
         std::vector<std::uint8_t> arena(plan.arena_bytes, 0xA5), input(bytes[0]);
         for (std::size_t i = 0; i < input.size(); ++i) input[i] = static_cast<std::uint8_t>(seed + 3 * i);
@@ -782,7 +791,28 @@ TEST_CASE("parts: random graphs with Concats in place run on bytes as one buffer
         run_block(g, [&](ValueId v) { return own[v].data(); }, {});
         const ValueId y = b.id(names[last]);
         CHECK(std::equal(own[y].begin(), own[y].end(), arena.begin() + static_cast<std::ptrdiff_t>(*plan.offset_of(y))));
+
+        // A part moved onto a sibling (another part of its whole, where it
+        // still fits): planning and validate both refuse it.
+        std::optional<std::pair<ValueId, ValueId>> moved;  // (part, the sibling whose offset it takes)
+        views.for_each([&](ValueId v, ValueId whole) {
+            views.for_each([&](ValueId u, ValueId other_whole) {
+                if (moved || u == v || whole != other_whole || !views.is_part(v) || !views.is_part(u)) return;
+                if (*oracle(v) > 0 && *oracle(u) > 0 && views.offset_of(u) + *oracle(v) <= *oracle(whole)) moved = {v, u};
+            });
+        });
+        if (!moved) continue;
+        orm::ViewMap bad = views;
+        bad.insert_part(moved->first, *views.source_of(moved->first), views.offset_of(moved->second));
+        const auto refused = orm::plan_arena(g, bad, oracle);
+        REQUIRE_FALSE(refused.has_value());
+        CHECK(refused.error().kind == PlanError::Kind::parts_overlap);
+        const auto rejected = orm::validate_arena(g, bad, plan, oracle, 64);
+        REQUIRE_FALSE(rejected.has_value());
+        CHECK(rejected.error().kind == ValidateError::Kind::parts_overlap);
+        ++overlaps_tried;
     }
+    CHECK(overlaps_tried > 50);
 }
 
 TEST_CASE("parts: a whole whose parts are all read before it is produced still holds the node writing it") {
