@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Convert an ONNX model to graph text v1 (shared/corpus/README.md).
 
-    onnx_to_graph.py MODEL.onnx OUT.graph
+    onnx_to_graph.py [--slices] MODEL.onnx OUT.graph
 
 Runs ONNX shape inference (strict mode off, data propagation on), then writes
 the model's values, inputs, weights, outputs and nodes:
@@ -13,7 +13,12 @@ the model's values, inputs, weights, outputs and nodes:
   clashes suffixed);
 - symbolic dims stay symbolic; a dim inference could not work out is '?', a
   shape it could not work out is '[?]'; a value of unknown type gets no
-  'value' line. Nothing is invented.
+  'value' line. Nothing is invented;
+- with --slices, a Slice with constant starts, ends, axes and unit steps
+  that cuts one axis of a static shape, every dimension before it 1, is one
+  run of its input's bytes: it gets a 'view OUT of IN at BYTES' line (a
+  zero-copy view at its offset). plan_graph --slices does the same for
+  Splits and Concats from their shapes alone; a Slice needs its starts.
 
 Needs the onnx Python package (Debian: python3-onnx, used by /usr/bin/python3).
 Exit status: 0 written, 1 bad input (the output is not created), 3 no onnx.
@@ -26,6 +31,7 @@ import warnings
 
 try:
     import onnx
+    import onnx.numpy_helper
     from onnx import TensorProto, shape_inference
 except ImportError:
     print("onnx_to_graph: needs the onnx Python package (Debian: apt-get install python3-onnx; "
@@ -122,7 +128,48 @@ def outer_reads(graph, defined=()):
     return reads
 
 
-def convert(model, source):
+ELEMENT_BYTES = {"float": 4, "float16": 2, "bfloat16": 2, "double": 8, "int8": 1, "uint8": 1, "int16": 2,
+                 "uint16": 2, "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "bool": 1}
+
+
+def static_shape(type_text_value):
+    """(element bytes, dims) of a type like float[1,4,6], or None unless static and whole-byte."""
+    m = re.fullmatch(r"([a-z0-9]+)\[([0-9,]*)\]", type_text_value or "")
+    if not m or m.group(1) not in ELEMENT_BYTES:
+        return None
+    return ELEMENT_BYTES[m.group(1)], [int(d) for d in m.group(2).split(",") if d]
+
+
+def slice_offset(node, constants, types):
+    """The byte offset of a contiguous Slice's output in its input, or None."""
+    if node.op_type != "Slice" or node.domain not in ("", "ai.onnx") or len(node.input) < 3:
+        return None
+    args = [constants.get(n) if n else None for n in list(node.input[1:]) + [""] * (5 - len(node.input))]
+    starts, ends, axes, steps = args[0], args[1], args[2], args[3]
+    source, out = static_shape(types.get(node.input[0])), static_shape(types.get(node.output[0]))
+    if starts is None or ends is None or source is None or out is None or len(node.input) > 3 and node.input[3] and axes is None:
+        return None
+    if len(node.input) > 4 and node.input[4] and (steps is None or any(x != 1 for x in steps)):
+        return None
+    (size, dims), (_, out_dims) = source, out
+    if len(dims) != len(out_dims):
+        return None
+    cut = [a for a in range(len(dims)) if dims[a] != out_dims[a]]
+    axes = [a + len(dims) if a < 0 else a for a in (axes if axes is not None else range(len(starts)))]
+    if len(cut) != 1 or any(dims[a] != 1 for a in range(cut[0])):
+        return None  # no cut (an Identity) or not one run of bytes
+    axis = cut[0]
+    if axis not in axes:
+        return None
+    start = starts[axes.index(axis)]
+    start = min(max(start + dims[axis] if start < 0 else start, 0), dims[axis])
+    inner = 1
+    for d in dims[axis + 1:]:
+        inner *= d
+    return start * inner * size
+
+
+def convert(model, source, slices=False):
     graph = model.graph
     names, symbols = Names(), {}
     one_line_source = re.sub(r"[\r\n]+", " ", source)
@@ -144,8 +191,22 @@ def convert(model, source):
         weights.append(init.name)
     weight_set = set(weights)
 
-    nodes = []
+    constants = {}  # the integer tensors a Slice's starts may come from
+    for init in graph.initializer:
+        if init.data_type == TensorProto.INT64 or init.data_type == TensorProto.INT32:
+            constants[init.name] = [int(x) for x in onnx.numpy_helper.to_array(init).flatten()]
     for node in graph.node:
+        if node.op_type == "Constant" and node.attribute and node.attribute[0].name == "value":
+            t = node.attribute[0].t
+            if t.data_type in (TensorProto.INT64, TensorProto.INT32):
+                constants[node.output[0]] = [int(x) for x in onnx.numpy_helper.to_array(t).flatten()]
+    nodes = []
+    views = []
+    for node in graph.node:
+        if slices:
+            offset = slice_offset(node, constants, types)
+            if offset is not None:
+                views.append((node.output[0], node.input[0], offset))
         if node.op_type == "Constant" and node.domain in ("", "ai.onnx"):
             weights.extend(o for o in node.output if o)
             weight_set.update(o for o in node.output if o)
@@ -184,14 +245,18 @@ def convert(model, source):
         for o in outputs:
             if o:
                 value_line(o)
+    for view, source_name, offset in views:
+        lines.append(f"view {names(view)} of {names(source_name)} at {offset}")
     return "\n".join(lines) + "\n"
 
 
 def main(argv):
-    if len(argv) != 3:
-        print("usage: onnx_to_graph.py MODEL.onnx OUT.graph", file=sys.stderr)
+    slices = "--slices" in argv[1:]
+    args = [a for a in argv[1:] if a != "--slices"]
+    if len(args) != 2:
+        print("usage: onnx_to_graph.py [--slices] MODEL.onnx OUT.graph", file=sys.stderr)
         return 1
-    source, target = argv[1], argv[2]
+    source, target = args
     try:
         with warnings.catch_warnings():  # protobuf's own warnings; our message says it
             warnings.simplefilter("ignore")
@@ -207,7 +272,7 @@ def main(argv):
     except Exception as e:  # keep what the model itself says
         print(f"onnx_to_graph: {source}: shape inference failed ({e}); shapes it would give stay unknown",
               file=sys.stderr)
-    text = convert(model, os.path.basename(source))
+    text = convert(model, os.path.basename(source), slices)
     # Write beside the target, then rename: a failure never leaves a partial file.
     directory = os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=".onnx_to_graph.", dir=directory)

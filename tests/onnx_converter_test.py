@@ -99,6 +99,38 @@ check("value Z " not in text, "the unknown op's output gets no invented type")
 opaque = run(plan_graph, out)
 check(opaque.returncode == 2 and "Z" in opaque.stdout, "plans as deferred, naming the value of unknown size")
 
+# 2b. --slices: a Slice with constant starts cutting one run of bytes becomes a view at its offset; one that
+# cuts an inner axis (not one run), or whose starts come at run time, does not; without --slices, none does.
+nodes = [
+    helper.make_node("Relu", ["X"], ["A"]),
+    helper.make_node("Slice", ["A", "st", "en", "ax"], ["S"]),            # rows 2..4 of [1,5,6]: at 2*6*4 = 48
+    helper.make_node("Slice", ["A", "st_neg", "en_big", "ax"], ["T"]),    # rows -2.. (3..4): at 3*6*4 = 72
+    helper.make_node("Slice", ["A", "st", "en", "ax_inner"], ["U"]),      # columns 2..4 of every row: not one run
+    helper.make_node("Slice", ["A", "dyn", "en", "ax"], ["D"]),           # starts known only at run time
+    helper.make_node("Concat", ["S", "T"], ["C"], axis=1),
+    helper.make_node("Concat", ["C", "U", "D"], ["Y"], axis=2),
+]
+ints = lambda name, values: helper.make_tensor(name, TensorProto.INT64, [len(values)], values)  # noqa: E731
+graph = helper.make_graph(
+    nodes, "slices",
+    [helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 5, 6]),
+     helper.make_tensor_value_info("dyn", TensorProto.INT64, [1])],
+    [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)],
+    [ints("st", [2]), ints("en", [5]), ints("ax", [1]), ints("st_neg", [-2]), ints("en_big", [100]),
+     ints("ax_inner", [2])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+src, with_slices = os.path.join(work, "slices.onnx"), os.path.join(work, "slices_views.graph")
+result, plain = convert(model, "slices")
+sliced = run(sys.executable, converter, "--slices", src, with_slices)
+check(result.returncode == 0 and sliced.returncode == 0, f"converts with and without --slices ({sliced.stderr.strip()})")
+text = open(with_slices).read() if os.path.exists(with_slices) else ""
+check("view S of A at 48" in text and "view T of A at 72" in text, "--slices: each contiguous Slice a view at its offset")
+check("view U " not in text and "view D " not in text, "--slices: no view for an inner-axis cut or run-time starts")
+check("view " not in (open(plain).read() if os.path.exists(plain) else "view "), "without --slices: no view lines")
+views_planned = run(plan_graph, "--json", "--unknown", "dynamic", with_slices)  # D's size comes at run time
+check(views_planned.returncode == 0 and json.loads(views_planned.stdout)["offset_views"] == 2,
+      f"plan_graph plans the two views at their offsets ({views_planned.stderr.strip()})")
+
 # 3. Bad input: a clear message, a non-zero exit, and no output file.
 for name, data in [("not_onnx", b"hello, this is not a model\n"), ("truncated", open(os.path.join(work, "tiny_mlp.onnx"), "rb").read()[:100])]:
     src, dst = os.path.join(work, name + ".onnx"), os.path.join(work, name + ".graph")
