@@ -44,7 +44,8 @@ namespace ir {
         case K::part_not_produced:
         case K::part_after_whole:
         case K::parts_overlap:
-        case K::not_a_part: {
+        case K::not_a_part:
+        case K::bad_streams: {
             std::string m = e.message();  // replace the bare ids by labels
             const std::string v = "value " + std::to_string(e.value);
             if (auto at = m.find(v); at != std::string::npos && e.value != orm::no_value &&

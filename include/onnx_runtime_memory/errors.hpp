@@ -44,6 +44,9 @@ struct PlanError {
         part_after_whole,      // `node` produces part `value` after `other`, the value it is a part of
         parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
         not_a_part,            // PlannedModel::move_part: `value` is no part (ViewMap::insert_part)
+        bad_streams,           // the Streams description gets `node` wrong (a stream past max_streams, a list
+                               // of the wrong length, an event out of range or not forward), or, across
+                               // streams, `value` has an in-place hint or a pin (not planned there yet)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {
@@ -125,6 +128,12 @@ struct PlanError {
                        ", after that value is produced (a part is written before the value it is a part of)";
             case Kind::parts_overlap:
                 return "parts " + v + " and value " + std::to_string(other) + " of one value overlap in its bytes";
+            case Kind::bad_streams:
+                if (value != no_value)
+                    return v + " has an in-place hint or a pin, which plans across several streams do not take yet";
+                return "the streams description gets " + n +
+                       " wrong: a stream id past Streams::max_streams, a stream list not one per node, or an event "
+                       "naming a node the graph lacks or not running forward";
             case Kind::not_a_part:
                 return v + " is no part (ViewMap::insert_part): only a part's offset moves between requests";
             case Kind::plan_mismatch:

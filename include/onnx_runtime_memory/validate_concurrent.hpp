@@ -1,0 +1,171 @@
+// validate_arena_concurrent: an arena plan checked against a graph run on
+// several streams (concurrent.hpp), by its own means: the happens-before
+// order as explicit reachability sets from the graph's edges, the streams'
+// orders and the events (not the planner's clocks), and every pair of
+// owners that overlap in bytes checked against it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "concurrent.hpp"
+#include "errors.hpp"
+#include "expected.hpp"
+#include "graph.hpp"
+#include "plan_types.hpp"
+#include "validate.hpp"
+#include "validate_offsets.hpp"
+#include "view_map.hpp"
+
+namespace onnx_runtime_memory {
+
+// Checks `plan` for a run on `streams`: with one stream, validate_arena.
+// Otherwise each owner and scratch has an offset, aligned, inside the arena
+// (validate_offsets' checks), each view sits at its root's offset plus its
+// window, the liveness is the graph's (validate_liveness); and any two
+// owners (or scratch) sharing a byte are ordered: every node touching one
+// happens strictly before every node touching the other, following edges
+// from producers to readers, along each stream, and of the events. A graph
+// input in the arena is there before every node, a kept output after.
+// OffsetOverlap (or ScratchConflict) names a pair that may be live at once.
+// A description the planner would refuse is PlanError::bad_streams's
+// ValidateError. O(N^2 / 64) words and time for the order, plus the pairs
+// that overlap in bytes times their nodes.
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<void, ValidateError> validate_arena_concurrent(const G& g, const ViewMap& views,
+                                                                      const ArenaPlan& plan, Oracle&& oracle,
+                                                                      const Streams& streams, std::size_t alignment,
+                                                                      const PlanOptions& options = {}) {
+    using T = graph_traits<G>;
+    const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = static_cast<std::size_t>(T::value_count(g));
+    const auto bad = [](std::size_t node) {
+        return unexpected(
+            ValidateError::from(make_plan_error(PlanError::Kind::bad_streams, no_value, static_cast<NodeIndex>(node))));
+    };
+    const auto& on = streams.stream_of;
+    if (!on.empty() && on.size() != N) return bad(std::min(N, on.size()));
+    bool several = false;
+    for (std::size_t n = 0; n < on.size(); ++n) {
+        if (on[n] >= Streams::max_streams) return bad(n);
+        several = several || on[n] != on[0];
+    }
+    for (const auto& [a, b] : streams.events)
+        if (a >= N || b >= N || a >= b) return bad(b < N && a < b ? a : b);
+    if (!several) return validate_arena(g, views, plan, oracle, alignment, options);
+
+    const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
+    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, has_offset);
+    if (!made) return unexpected(made.error());
+    const Liveness& live = made->live;
+    std::vector<Buffer> records = made->records;
+    const std::size_t owners = made->owners;
+    OffsetPlan offsets;  // offsets and bounds first, each record at a time of its own (none meet)
+    offsets.arena_bytes = plan.arena_bytes;
+    std::vector<NodeIndex> scratch_node;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        if (i < owners) offsets.offsets.push_back(plan.offset_of(live.owners[i]).value_or(no_offset));
+        else {
+            const NodeIndex n = records[i].first;
+            scratch_node.push_back(n);
+            offsets.offsets.push_back(n < plan.scratch_offsets.size() ? plan.scratch_offsets[n] : no_offset);
+        }
+        records[i].first = records[i].last = static_cast<NodeIndex>(i);
+    }
+    if (auto ok = validate_offsets(records, offsets, alignment); !ok) {
+        ValidateError err = ok.error();
+        if (err.value != no_value && err.value < owners) err.value = live.owners[err.value];
+        return unexpected(err);
+    }
+    const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
+    if (auto ok = detail::check_view_offsets(live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
+        return ok;
+
+    // before[n]: the nodes that finish before n starts, as a bit set.
+    const std::size_t words = (N + 63) / 64;
+    std::vector<std::uint64_t> before(N * words, 0);
+    std::vector<NodeIndex> producer(V, no_node), last_on(Streams::max_streams, no_node);
+    for (std::size_t n = 0; n < N; ++n)
+        for (auto x : T::node_outputs(g, n))
+            if (const auto v = detail::to_value_id(x, V); v && producer[*v] == no_node) producer[*v] = static_cast<NodeIndex>(n);
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto after = [&](NodeIndex p) {
+            if (p == no_node || p >= n) return;
+            for (std::size_t w = 0; w < words; ++w) before[n * words + w] |= before[p * words + w];
+            before[n * words + p / 64] |= std::uint64_t{1} << (p % 64);
+        };
+        for (auto x : T::node_inputs(g, n))
+            if (const auto v = detail::to_value_id(x, V)) after(producer[*v]);
+        const std::uint32_t s = on.empty() ? 0 : on[n];
+        after(last_on[s]);
+        last_on[s] = static_cast<NodeIndex>(n);
+        for (const auto& [a, b] : streams.events)
+            if (b == n) after(a);
+    }
+    const auto precedes = [&](NodeIndex a, NodeIndex b) { return (before[b * words + a / 64] >> (a % 64)) & 1u; };
+
+    // Each record's nodes; whether it is there from the start or to the end.
+    std::vector<std::vector<NodeIndex>> touched(records.size());
+    std::vector<std::uint8_t> from_start(records.size(), 1), to_end(records.size(), 0);
+    std::vector<std::uint32_t> record_of(V, 0xFFFFFFFFu);
+    for (std::size_t i = 0; i < owners; ++i) record_of[live.owners[i]] = static_cast<std::uint32_t>(i);
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto touch = [&](auto x, bool writes) {
+            const auto v = detail::to_value_id(x, V);
+            if (!v || record_of[live.roots[*v]] == 0xFFFFFFFFu) return;
+            const std::uint32_t i = record_of[live.roots[*v]];
+            if (touched[i].empty() || touched[i].back() != n) touched[i].push_back(static_cast<NodeIndex>(n));
+            if (writes) from_start[i] = 0;
+        };
+        for (auto x : T::node_inputs(g, n)) touch(x, false);
+        for (auto x : T::node_outputs(g, n)) touch(x, true);
+    }
+    for (std::size_t k = 0; k < scratch_node.size(); ++k) {
+        touched[owners + k] = {scratch_node[k]};
+        from_start[owners + k] = 0;
+    }
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = detail::to_value_id(x, V); v && record_of[live.roots[*v]] != 0xFFFFFFFFu)
+            to_end[record_of[live.roots[*v]]] = 1;
+    const auto ordered = [&](std::size_t a, std::size_t b) {  // all of a strictly before all of b
+        if (to_end[a] || from_start[b]) return false;
+        for (NodeIndex u : touched[a])
+            for (NodeIndex w : touched[b])
+                if (!precedes(u, w)) return false;
+        return true;
+    };
+
+    // Every pair sharing a byte, by a sweep over the offsets.
+    std::vector<std::size_t> by_offset;
+    for (std::size_t i = 0; i < records.size(); ++i)
+        if (records[i].size > 0) by_offset.push_back(i);
+    std::sort(by_offset.begin(), by_offset.end(), [&](std::size_t a, std::size_t b) {
+        return offsets.offsets[a] != offsets.offsets[b] ? offsets.offsets[a] < offsets.offsets[b] : a < b;
+    });
+    std::vector<std::size_t> open;  // records whose bytes reach past the current offset
+    for (std::size_t i : by_offset) {
+        const std::size_t at = offsets.offsets[i];
+        std::erase_if(open, [&](std::size_t j) { return offsets.offsets[j] + records[j].size <= at; });
+        for (std::size_t j : open) {
+            if (ordered(i, j) || ordered(j, i)) continue;
+            ValidateError err;
+            if (i >= owners || j >= owners) {
+                const std::size_t s = i >= owners ? i : j, o = i >= owners ? j : i;
+                err.kind = ValidateError::Kind::scratch_conflict;
+                err.node = scratch_node[s - owners];
+                err.size = err.capacity = records[s].size;
+                err.value = o >= owners ? no_value : live.owners[o];
+            } else {
+                err.kind = ValidateError::Kind::offset_overlap;
+                err.value = std::min(live.owners[i], live.owners[j]);
+                err.other = std::max(live.owners[i], live.owners[j]);
+            }
+            return unexpected(err);
+        }
+        open.push_back(i);
+    }
+    return validate_liveness(g, views, live, options);
+}
+
+}  // namespace onnx_runtime_memory
