@@ -36,6 +36,8 @@
 //                          BYTES its capacity (K, M, G: binary units; none: unbounded),
 //                          ALIGN its alignment (default --align); each owner and
 //                          scratch goes to the first space where it fits (orm::plan_arena_spaces)
+//   --streams K            also plan for K streams running at once (orm::plan_arena_concurrent;
+//                          nodes by orm::streams_by_list_scheduling); graphs only
 //   --spill                with --space: the first space is the fast one, where every
 //                          value is read and written; values wait in the second (default
 //                          host, unbounded) between uses (orm::plan_arena_spill). Below
@@ -90,6 +92,7 @@ struct Args {
     std::vector<std::pair<std::size_t, std::size_t>> scratch;
     std::vector<std::string> spaces;  // --space NAME[=BYTES][@ALIGN], parsed once the alignment is known
     bool spill = false;               // --spill: the first space fast, the second slow
+    std::size_t streams = 0;          // --streams K: also plan for K streams (0: no)
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -100,7 +103,7 @@ constexpr const char* usage_text =
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
     "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE]\n"
-    "                  [--space NAME[=BYTES][@ALIGN] ...] [--spill] FILE|DIR\n"
+    "                  [--space NAME[=BYTES][@ALIGN] ...] [--spill] [--streams K] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -201,6 +204,9 @@ struct Analysis {
     std::size_t inplace_hints = 0, inplace_taken = 0;
     ir::Slices slices;  // --slices: the Splits' outputs made views at an offset, the Concats' inputs parts
     std::vector<orm::NodeIndex> no_ops;  // and the Concats that then copy nothing (orm::no_op_nodes)
+    std::size_t streams = 0;               // --streams K: the arena for K streams, and its bound
+    std::optional<orm::ArenaPlan> concurrent;
+    double concurrent_us = 0;
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
@@ -284,6 +290,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                   : !args.write_order.empty() ? "--write-order"
                                   : args.inplace_ops          ? "--inplace"
                                   : !args.spaces.empty()      ? "--space"
+                                  : args.streams > 0          ? "--streams"
                                                               : nullptr;
         if (needs_graph) return fmt::format("{}: {} needs a graph (.graph), not a buffer list (.csv)", path, needs_graph);
     }
@@ -412,6 +419,22 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     a.no_ops = orm::no_op_nodes(a.g, a.views, oracle, options);
+    if (args.streams > 0 && !instance) {
+        const auto streams = orm::streams_by_list_scheduling(a.g, args.streams);
+        const auto t_streams = std::chrono::steady_clock::now();
+        auto concurrent = orm::plan_arena_concurrent(a.g, a.views, oracle, streams, options, args.arena);
+        a.concurrent_us = micros_since(t_streams);
+        if (!concurrent) return fmt::format("{}: --streams: {}", path, ir::describe(a.g, concurrent.error()));
+        if (concurrent->is_complete()) {
+            a.concurrent = std::move(*concurrent).plan();
+            if (auto ok = orm::validate_arena_concurrent(a.g, a.views, *a.concurrent, oracle, streams,
+                                                         args.arena.alignment, options);
+                !ok)
+                return fmt::format("{}: the plan for {} streams is invalid: {}", path, args.streams,
+                                   ir::describe(a.g, ok.error()));
+        }
+        a.streams = args.streams;
+    }
     if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
         orm::PlanOptions with = options;
         with.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
@@ -591,7 +614,14 @@ void print_json(const Analysis& a) {
                                    orm::to_string(a.order->strategy), a.order->given_peak_bytes,
                                    a.order->proven_optimal ? "true" : "false", a.order->lower_bound_bytes)
                      : std::string()) +
-            spaces_json(a));
+            spaces_json(a) +
+            (a.streams > 0 ? fmt::format(",\"streams\":{},\"concurrent_lower_bound_bytes\":{},"
+                                         "\"concurrent_arena_bytes\":{},\"concurrent_plan_us\":{:.1f}",
+                                         a.streams,
+                                         number(a.concurrent ? std::optional(a.concurrent->proven_bound_bytes) : std::nullopt),
+                                         number(a.concurrent ? std::optional(a.concurrent->arena_bytes) : std::nullopt),
+                                         a.concurrent_us)
+                           : std::string()));
 }
 
 // What plans a deferred graph, named: bounds for the symbols a bound can
@@ -662,6 +692,10 @@ void print_report(const Analysis& a) {
                    "inputs parts of its output; {} Concats copy nothing\n",
                    human(a.slices.copies_avoided_bytes), a.slices.views, a.slices.parts,
                    a.no_ops.size());
+    if (a.concurrent)
+        fmt::print("  on {:<3} streams         {:>10}  arena safe however they interleave; none below {} (one node's "
+                   "operands), planned in {:.0f} us\n",
+                   a.streams, human(a.concurrent->arena_bytes), human(a.concurrent->proven_bound_bytes), a.concurrent_us);
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
@@ -985,6 +1019,12 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--reorder") {
             args.reorder = true;
+        } else if (a == "--streams") {
+            const auto v = value();
+            const auto n = v ? parse_count(*v) : std::nullopt;
+            if (!n || *n == 0 || *n > orm::Streams::max_streams)
+                return usage(fmt::format("--streams needs a number of streams, 1 to {}", orm::Streams::max_streams));
+            args.streams = *n;
         } else if (a == "--write-order") {
             const auto v = value();
             if (!v) return usage("--write-order needs a file name");
