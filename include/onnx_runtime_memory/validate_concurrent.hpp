@@ -1,8 +1,8 @@
 // validate_arena_concurrent: an arena plan checked against a graph run on
 // several streams (concurrent.hpp), by its own means: the happens-before
-// order as explicit reachability sets from the graph's edges, the streams'
-// orders and the events (not the planner's clocks), and every pair of
-// owners that overlap in bytes checked against it.
+// order worked out again from each node's list of what it waits for (the
+// producers of its inputs, the node before it on its stream, its events),
+// and every pair of owners that overlap in bytes checked against it.
 #pragma once
 
 #include <algorithm>
@@ -31,8 +31,9 @@ namespace onnx_runtime_memory {
 // input in the arena is there before every node, a kept output after.
 // OffsetOverlap (or ScratchConflict) names a pair that may be live at once.
 // A description the planner would refuse is PlanError::bad_streams's
-// ValidateError. O(N^2 / 64) words and time for the order, plus the pairs
-// that overlap in bytes times their nodes.
+// ValidateError. O((N + E) K) for the order (its own, from each node's
+// list of what it waits for), plus, for each pair that overlaps in bytes,
+// the nodes touching one of them.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate_arena_concurrent(const G& g, const ViewMap& views,
                                                                       const ArenaPlan& plan, Oracle&& oracle,
@@ -82,28 +83,33 @@ template <activation_graph G, size_oracle Oracle>
     if (auto ok = detail::check_view_offsets(live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
         return ok;
 
-    // before[n]: the nodes that finish before n starts, as a bit set.
-    const std::size_t words = (N + 63) / 64;
-    std::vector<std::uint64_t> before(N * words, 0);
-    std::vector<NodeIndex> producer(V, no_node), last_on(Streams::max_streams, no_node);
+    // The order, from each node's own list of what it waits for: rank[n],
+    // its place on its stream (1, 2, ...), and before[n * K + s], the
+    // highest rank on stream s of a node that finishes before n starts
+    // (each stream runs in order, so that node's predecessors there do too).
+    std::size_t K = 1;
+    for (std::uint32_t s : on) K = std::max<std::size_t>(K, std::size_t{s} + 1);
+    const auto stream = [&](std::size_t n) -> std::size_t { return on.empty() ? 0 : on[n]; };
+    std::vector<std::vector<NodeIndex>> waits(N);
+    std::vector<NodeIndex> producer(V, no_node), last_on(K, no_node);
     for (std::size_t n = 0; n < N; ++n)
         for (auto x : T::node_outputs(g, n))
             if (const auto v = detail::to_value_id(x, V); v && producer[*v] == no_node) producer[*v] = static_cast<NodeIndex>(n);
     for (std::size_t n = 0; n < N; ++n) {
-        const auto after = [&](NodeIndex p) {
-            if (p == no_node || p >= n) return;
-            for (std::size_t w = 0; w < words; ++w) before[n * words + w] |= before[p * words + w];
-            before[n * words + p / 64] |= std::uint64_t{1} << (p % 64);
-        };
         for (auto x : T::node_inputs(g, n))
-            if (const auto v = detail::to_value_id(x, V)) after(producer[*v]);
-        const std::uint32_t s = on.empty() ? 0 : on[n];
-        after(last_on[s]);
-        last_on[s] = static_cast<NodeIndex>(n);
-        for (const auto& [a, b] : streams.events)
-            if (b == n) after(a);
+            if (const auto v = detail::to_value_id(x, V); v && producer[*v] < n) waits[n].push_back(producer[*v]);
+        if (last_on[stream(n)] != no_node) waits[n].push_back(last_on[stream(n)]);
+        last_on[stream(n)] = static_cast<NodeIndex>(n);
     }
-    const auto precedes = [&](NodeIndex a, NodeIndex b) { return (before[b * words + a / 64] >> (a % 64)) & 1u; };
+    for (const auto& [a, b] : streams.events) waits[b].push_back(a);
+    std::vector<std::uint32_t> rank(N, 0), count(K, 0), before(N * K, 0);
+    for (std::size_t n = 0; n < N; ++n) {
+        for (NodeIndex p : waits[n]) {
+            for (std::size_t s = 0; s < K; ++s) before[n * K + s] = std::max(before[n * K + s], before[p * K + s]);
+            before[n * K + stream(p)] = std::max(before[n * K + stream(p)], rank[p]);
+        }
+        rank[n] = ++count[stream(n)];
+    }
 
     // Each record's nodes; whether it is there from the start or to the end.
     std::vector<std::vector<NodeIndex>> touched(records.size());
@@ -128,11 +134,15 @@ template <activation_graph G, size_oracle Oracle>
     for (auto x : T::graph_outputs(g))
         if (const auto v = detail::to_value_id(x, V); v && record_of[live.roots[*v]] != 0xFFFFFFFFu)
             to_end[record_of[live.roots[*v]]] = 1;
+    // floor[i * K + s]: the least, over the nodes touching record i, of before[n * K + s].
+    std::vector<std::uint32_t> floor(records.size() * K, 0xFFFFFFFFu);
+    for (std::size_t i = 0; i < records.size(); ++i)
+        for (NodeIndex w : touched[i])
+            for (std::size_t s = 0; s < K; ++s) floor[i * K + s] = std::min(floor[i * K + s], before[w * K + s]);
     const auto ordered = [&](std::size_t a, std::size_t b) {  // all of a strictly before all of b
         if (to_end[a] || from_start[b]) return false;
         for (NodeIndex u : touched[a])
-            for (NodeIndex w : touched[b])
-                if (!precedes(u, w)) return false;
+            if (rank[u] > floor[b * K + stream(u)]) return false;
         return true;
     };
 
