@@ -230,6 +230,17 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
         CHECK_FALSE(clobbers(g, *live, planned->plan(), runs_of));
         CHECK(orm::validate_arena_concurrent(g, {}, planned->plan(), oracle, streams, 64, options).has_value());
         CHECK(planned->plan().proven_bound_bytes <= planned->plan().arena_bytes);
+        orm::ArenaOptions no_tests;  // no pair tests in the budget: each owner above the last, as safe
+        no_tests.work_per_owner = 0;
+        const auto stacked = orm::plan_arena_concurrent(g, {}, oracle, streams, options, no_tests);
+        REQUIRE(stacked.has_value());
+        CHECK_FALSE(clobbers(g, *live, stacked->plan(), runs_of));
+        CHECK(orm::validate_arena_concurrent(g, {}, stacked->plan(), oracle, streams, 64, options).has_value());
+        if (K > 1 && std::count(streams.stream_of.begin(), streams.stream_of.end(), streams.stream_of[0]) < static_cast<std::ptrdiff_t>(N)) {
+            std::size_t total = 0;
+            for (ValueId r : live->owners) total += (*oracle(r) + 63) / 64 * 64;
+            CHECK(stacked->plan().arena_bytes == total);
+        }
 
         const auto sequential = orm::plan_arena(g, {}, oracle, options);
         REQUIRE(sequential.has_value());

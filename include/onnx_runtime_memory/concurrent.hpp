@@ -154,7 +154,9 @@ struct Reach {
 // (PlanError::bad_streams naming the hint's output or the pinned value).
 // bad_streams names the node a description gets wrong (a stream id past
 // max_streams, a list of the wrong length, an event out of range or not
-// forward). O(n^2 K) for n owners, O((N + E) K) for the clocks.
+// forward). O(n^2 K) for n owners, within work_per_owner x max(n, 4096)
+// pair tests (an item past them goes above all placed: safe, larger), plus
+// O((N + E) K) for the clocks.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena_concurrent(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                      const Streams& streams,
@@ -238,10 +240,14 @@ template <activation_graph G, size_oracle Oracle>
     std::vector<std::size_t> offset(bytes.size(), no_offset);
     std::vector<std::pair<std::size_t, std::size_t>> taken;  // (offset, end) of the conflicting placed items
     std::size_t arena_bytes = 0;
+    std::size_t budget = detail::saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(order.size(), 4096));
     for (std::size_t k = 0; k < order.size(); ++k) {
         const std::uint32_t i = order[k];
         taken.clear();
-        for (std::size_t j = 0; j < k; ++j) {
+        const bool tested = budget >= k;  // else out of pair tests: above all placed, which is safe
+        if (tested) budget -= k;
+        else taken.emplace_back(0, arena_bytes);
+        for (std::size_t j = 0; j < k && tested; ++j) {
             const std::uint32_t p = order[j];
             if (bytes[p] > 0 && !detail::gives_way(reach, K, i, p) && !detail::gives_way(reach, K, p, i))
                 taken.emplace_back(offset[p], offset[p] + bytes[p]);
