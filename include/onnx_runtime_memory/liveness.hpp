@@ -275,36 +275,6 @@ template <activation_graph G>
     return live;
 }
 
-// Moves part `part`'s window in a liveness made with `views` (before the
-// move): its edge's offset becomes `offset`, and the windows of `part` and
-// of every view through it shift with it, as resolve_roots would sum them.
-// view_outside_root (naming the first such value, other: the root) when a
-// window would pass SIZE_MAX; then nothing changes. O(V + the root's views
-// times their chains' depth); no allocation.
-[[nodiscard]] inline expected<void, PlanError> move_window(Liveness& live, const ViewMap& views, ValueId part,
-                                                           std::size_t offset) {
-    const std::size_t V = live.value_count();
-    if (part >= V || live.windows.size() != V) return unexpected(make_plan_error(PlanError::Kind::not_a_part, part));
-    const ValueId r = live.roots[part];
-    const std::size_t before = views.offset_of(part);
-    const auto through_part = [&](std::size_t x) {  // whether x's view chain passes `part`
-        if (live.roots[x] != r) return false;
-        for (std::optional<ValueId> at = static_cast<ValueId>(x); at; at = views.source_of(*at))
-            if (*at == part) return true;
-        return false;
-    };
-    std::size_t moved = 0;
-    for (std::size_t x = 0; x < V; ++x)  // every window through `part` holds its old offset
-        if (through_part(x) && add_overflows(live.windows[x] - before, offset, moved)) {
-            PlanError e = make_plan_error(PlanError::Kind::view_outside_root, static_cast<ValueId>(x));
-            e.other = r;
-            return unexpected(e);
-        }
-    for (std::size_t x = 0; x < V; ++x)
-        if (through_part(x)) live.windows[x] = live.windows[x] - before + offset;
-    return {};
-}
-
 }  // namespace detail
 
 // Compute the live interval of every buffer owner (see graph.hpp for who

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "concurrent.hpp"
@@ -60,7 +61,7 @@ template <activation_graph G, size_oracle Oracle>
     auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, has_offset);
     if (!made) return unexpected(made.error());
     const Liveness& live = made->live;
-    std::vector<Buffer> records = made->records;
+    std::vector<Buffer> records = std::move(made->records);
     const std::size_t owners = made->owners;
     OffsetPlan offsets;  // offsets and bounds first, each record at a time of its own (none meet)
     offsets.arena_bytes = plan.arena_bytes;
