@@ -1,0 +1,251 @@
+// What plan_arena_concurrent places, and how: the items (each owner, then
+// each node's scratch) with the nodes that touch them seen through the
+// stream clocks, the conflict test between two items, the two bounds that
+// cost little, and the placement by exact conflicts that the cheaper
+// placement by windows falls back to.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "../graph.hpp"
+#include "../liveness_types.hpp"
+#include "../plan_types.hpp"
+#include "../streams.hpp"
+#include "antichain.hpp"
+#include "checked.hpp"
+#include "ids.hpp"
+
+namespace onnx_runtime_memory::detail {
+
+// Each item's reach in the clocks: `last[s]`, the highest rank on stream s
+// of a node touching it; `first[s]`, the least over those nodes of the rank
+// of the last node of s strictly before them. Item a may give its bytes to
+// item b when last_a <= first_b on every stream: every node touching a
+// happens strictly before every node touching b.
+struct Reach {
+    std::vector<std::uint32_t> last, first;  // [item * K + s]
+    static constexpr std::uint32_t always = 0xFFFFFFFFu;
+};
+
+[[nodiscard]] inline bool gives_way(const Reach& r, std::size_t K, std::size_t a, std::size_t b) {
+    for (std::size_t s = 0; s < K; ++s)
+        if (r.last[a * K + s] > r.first[b * K + s]) return false;
+    return true;
+}
+
+// The items, in node positions (the graph's order, which every stream
+// order and wait follows): item i is touched from `first[i]` to `last[i]`,
+// and every node before `settled[i]` happens before each node touching it
+// (settled <= first). Two items whose [settled, last] windows do not meet
+// are ordered, so a plan over those windows is safe however the streams
+// interleave; two whose [first, last] spans meet are not, so the most
+// bytes over one position is a bound. A graph input there from the start
+// (position 0), a kept output to the end; an item no node touches and the
+// graph does not keep is never in use (in_use 0, window [0, 0]).
+struct StreamItems {
+    std::size_t owners = 0;                // items [0, owners): the owners, in owner order; then scratch
+    std::vector<std::size_t> bytes;        // aligned
+    std::vector<std::size_t> in_use;       // bytes, or 0 for an item never in use
+    std::vector<NodeIndex> scratch_node;   // by item - owners
+    std::vector<NodeIndex> settled, first, last;
+    Reach reach;
+    std::size_t node_bound = 0;   // the most bytes one node touches
+    std::size_t order_bound = 0;  // the most bytes whose spans meet at one position
+};
+
+// O((N + E + n) K). `item_of[root]`: the owner's item, or Reach::always.
+template <activation_graph G>
+void touch_items(const G& g, const Liveness& planned, const StreamClocks& clocks,
+                 const std::vector<std::uint32_t>& item_of, StreamItems& it) {
+    using T = graph_traits<G>;
+    const std::size_t K = clocks.streams, V = planned.value_count(), N = clocks.rank.size(), n = it.bytes.size();
+    // settled_at[node]: the first position not before it, over its stream's and the others' next nodes.
+    std::vector<std::vector<NodeIndex>> on_stream(K);
+    for (std::size_t m = 0; m < N; ++m) on_stream[clocks.stream[m]].push_back(static_cast<NodeIndex>(m));
+    std::vector<NodeIndex> settled_at(N);
+    for (std::size_t m = 0; m < N; ++m) {
+        NodeIndex at = static_cast<NodeIndex>(m);
+        for (std::size_t s = 0; s < K; ++s)
+            if (const std::uint32_t done = clocks.row(m)[s]; done < on_stream[s].size()) at = std::min(at, on_stream[s][done]);
+        settled_at[m] = at;
+    }
+    it.reach.last.assign(n * K, 0);
+    it.reach.first.assign(n * K, Reach::always);
+    it.settled.assign(n, static_cast<NodeIndex>(N));
+    it.first.assign(n, static_cast<NodeIndex>(N));
+    it.last.assign(n, 0);
+    std::vector<std::uint8_t> written(n, 0), touched(n, 0), kept(n, 0);
+    std::vector<std::uint32_t> seen(n, Reach::always);  // the node an item was last counted at
+    const auto touch = [&](std::size_t item, std::size_t m, std::size_t& at_node) {
+        const std::uint32_t* row = clocks.row(m);
+        auto* last = it.reach.last.data() + item * K;
+        auto* first = it.reach.first.data() + item * K;
+        last[clocks.stream[m]] = std::max(last[clocks.stream[m]], clocks.rank[m]);
+        for (std::size_t s = 0; s < K; ++s) first[s] = std::min(first[s], row[s]);
+        it.settled[item] = std::min(it.settled[item], settled_at[m]);
+        it.first[item] = std::min(it.first[item], static_cast<NodeIndex>(m));
+        it.last[item] = static_cast<NodeIndex>(m);
+        touched[item] = 1;
+        if (seen[item] != m) {
+            seen[item] = static_cast<std::uint32_t>(m);
+            at_node = saturating_add(at_node, it.bytes[item]);
+        }
+    };
+    for (std::size_t m = 0, k = it.owners; m < N; ++m) {
+        std::size_t at_node = 0;
+        for (auto x : T::node_inputs(g, m))
+            if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always)
+                touch(item_of[planned.roots[*v]], m, at_node);
+        for (auto x : T::node_outputs(g, m))
+            if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always) {
+                touch(item_of[planned.roots[*v]], m, at_node);
+                written[item_of[planned.roots[*v]]] = 1;
+            }
+        if (k < n && it.scratch_node[k - it.owners] == m) touch(k++, m, at_node);
+        it.node_bound = std::max(it.node_bound, at_node);
+    }
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always)
+            kept[item_of[planned.roots[*v]]] = 1;
+    it.in_use.assign(n, 0);
+    std::size_t total = 0;  // when the items' bytes add up past SIZE_MAX, no order bound (node_bound still holds)
+    bool overflows = false;
+    for (std::size_t b : it.bytes) overflows = overflows || add_overflows(total, b, total);
+    std::vector<std::size_t> change(N + 1, 0), ending(N + 1, 0);  // bytes starting / ending at each position
+    for (std::size_t i = 0; i < n; ++i) {
+        if (i < it.owners && !written[i]) {  // a graph input in the arena: there before any node
+            std::fill_n(it.reach.first.begin() + static_cast<std::ptrdiff_t>(i * K), K, 0u);
+            it.settled[i] = it.first[i] = 0;
+        }
+        if (kept[i]) {  // a kept output: there after every node
+            std::fill_n(it.reach.last.begin() + static_cast<std::ptrdiff_t>(i * K), K, Reach::always);
+            it.last[i] = static_cast<NodeIndex>(N - 1);
+        }
+        if (!touched[i] && !kept[i]) {
+            it.settled[i] = it.first[i] = it.last[i] = 0;
+            continue;
+        }
+        it.in_use[i] = it.bytes[i];
+        change[it.first[i]] += it.bytes[i];
+        ending[it.last[i] + 1] += it.bytes[i];
+    }
+    for (std::size_t m = 0, live = 0; m < N && !overflows; ++m) {
+        live = live - ending[m] + change[m];
+        it.order_bound = std::max(it.order_bound, live);
+    }
+}
+
+// The pairs of items whose windows meet, as a list per item (CSR:
+// item i's are at[start[i], start[i + 1])): every pair that may conflict is
+// among them. False, with nothing listed, when there are more than
+// `budget` pairs. O(n log n + pairs).
+struct WindowPairs {
+    std::vector<std::size_t> start;
+    std::vector<std::uint32_t> at;
+};
+[[nodiscard]] inline bool window_pairs(const StreamItems& it, std::size_t budget, WindowPairs& out) {
+    const std::size_t n = it.bytes.size();
+    std::vector<std::uint32_t> by_start(n);
+    for (std::size_t i = 0; i < n; ++i) by_start[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) { return it.settled[a] < it.settled[b]; });
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::size_t k = 0; k < n; ++k)  // each pair once, from the one starting first
+        for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m) {
+            if (pairs.size() >= budget / 2) return false;
+            pairs.emplace_back(by_start[k], by_start[m]);
+        }
+    out.start.assign(n + 1, 0);
+    for (const auto& [a, b] : pairs) ++out.start[a + 1], ++out.start[b + 1];
+    for (std::size_t i = 0; i < n; ++i) out.start[i + 1] += out.start[i];
+    out.at.resize(2 * pairs.size());
+    std::vector<std::size_t> fill(out.start.begin(), out.start.end() - 1);
+    for (const auto& [a, b] : pairs) out.at[fill[a]++] = b, out.at[fill[b]++] = a;
+    return true;
+}
+
+// Largest first (ties by item order), each at the lowest offset clear of
+// the placed items it is not ordered with, among those whose windows meet
+// it. O(pairs (K + log n)). Returns n, or the item whose end would pass
+// SIZE_MAX.
+[[nodiscard]] inline std::size_t place_by_conflicts(const StreamItems& it, std::size_t K, const WindowPairs& pairs,
+                                                    std::vector<std::size_t>& offset, std::size_t& arena_bytes) {
+    const std::size_t n = it.bytes.size();
+    std::vector<std::uint32_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return it.bytes[a] > it.bytes[b]; });
+    offset.assign(n, no_offset);
+    arena_bytes = 0;
+    std::vector<std::pair<std::size_t, std::size_t>> taken;  // (offset, end) of the conflicting placed items
+    for (const std::uint32_t i : order) {
+        taken.clear();
+        for (std::size_t k = pairs.start[i]; k < pairs.start[i + 1]; ++k) {
+            const std::uint32_t p = pairs.at[k];
+            if (offset[p] != no_offset && it.bytes[p] > 0 && !gives_way(it.reach, K, i, p) && !gives_way(it.reach, K, p, i))
+                taken.emplace_back(offset[p], offset[p] + it.bytes[p]);
+        }
+        std::sort(taken.begin(), taken.end());
+        std::size_t at = 0;
+        for (const auto& [from, to] : taken) {
+            if (from >= at && from - at >= it.bytes[i]) break;
+            at = std::max(at, to);
+        }
+        offset[i] = at;
+        std::size_t end = 0;
+        if (add_overflows(at, it.bytes[i], end)) return i;
+        arena_bytes = std::max(arena_bytes, end);
+    }
+    return n;
+}
+
+// The heaviest antichain of the items, found among the items whose windows
+// hold one position: no two items of an antichain are ordered, so their
+// windows meet pairwise, so all hold one position (intervals on a line):
+// the latest start among them, and so the first position from there where
+// a window ends (no fewer windows hold it).
+// Positions tried by decreasing bytes of windows, while those are above
+// `bound` and below `target` (a plan that reaches it needs no better
+// bound); each a heaviest_antichain of its items within what is left of
+// `budget`. Returns the bound, raised where an antichain was found heavier.
+[[nodiscard]] inline std::size_t antichain_bound(const StreamItems& it, std::size_t K, std::size_t bound,
+                                                 std::size_t target, std::size_t budget) {
+    const std::size_t n = it.bytes.size(), N = n == 0 ? 0 : std::size_t{*std::max_element(it.last.begin(), it.last.end())} + 1;
+    std::size_t total = 0;
+    for (std::size_t b : it.in_use)
+        if (add_overflows(total, b, total)) return bound;
+    std::vector<std::size_t> starting(N + 1, 0), ending(N + 1, 0);  // bytes of windows starting, ending at each position
+    std::vector<std::uint8_t> ends(N, 0);
+    for (std::size_t i = 0; i < n; ++i)
+        if (it.in_use[i] > 0) {
+            starting[it.settled[i]] += it.in_use[i];
+            ending[it.last[i] + 1] += it.in_use[i];
+            ends[it.last[i]] = 1;
+        }
+    std::vector<std::pair<std::size_t, NodeIndex>> points;  // (bytes of windows, position)
+    for (std::size_t t = 0, live = 0; t < N; ++t) {
+        live = live - ending[t] + starting[t];
+        if (ends[t] && live > bound) points.emplace_back(live, static_cast<NodeIndex>(t));
+    }
+    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::vector<std::uint32_t> held;
+    std::vector<std::size_t> weight;
+    for (const auto& [bytes, t] : points) {
+        if (bytes <= bound || bound >= target || budget == 0) break;
+        held.clear();
+        weight.clear();
+        for (std::size_t i = 0; i < n; ++i)
+            if (it.in_use[i] > 0 && it.settled[i] <= t && t <= it.last[i]) {
+                held.push_back(static_cast<std::uint32_t>(i));
+                weight.push_back(it.in_use[i]);
+            }
+        const auto found = heaviest_antichain(
+            weight, [&](std::size_t a, std::size_t b) { return gives_way(it.reach, K, held[a], held[b]); }, budget);
+        bound = std::max(bound, found.value_or(0));
+    }
+    return bound;
+}
+
+}  // namespace onnx_runtime_memory::detail
