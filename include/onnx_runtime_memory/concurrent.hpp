@@ -49,8 +49,9 @@ namespace onnx_runtime_memory {
 // (a stream id past max_streams, a list of the wrong length, an event out
 // of range or not forward). O((N + E + n) K) for the clocks and items, the
 // sequential strategies' time, and, only while above the bound, at most
-// work_per_owner x max(n, 4096) pair tests for each of the antichain (24
-// bytes a pair of ordered items) and the exact placement.
+// work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
+// each of the antichain (24 bytes a pair of ordered items) and the exact
+// placement.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena_concurrent(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                      const Streams& streams,
@@ -108,7 +109,9 @@ template <activation_graph G, size_oracle Oracle>
     }
     ArenaStrategy strategy = by_windows->strategy;
 
-    const std::size_t budget = detail::saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096));
+    // A 16th of the sequential strategies' budget each: 64 steps an owner by default, so that the
+    // plan stays within a few times the sequential plan's time where the windows leave a gap.
+    const std::size_t budget = detail::saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096)) / 16;
     if (arena_bytes > bound) bound = detail::antichain_bound(items, K, bound, arena_bytes, budget);
     if (detail::WindowPairs pairs; arena_bytes > bound && detail::window_pairs(items, budget, pairs)) {
         std::vector<std::size_t> exact;

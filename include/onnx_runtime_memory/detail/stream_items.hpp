@@ -142,7 +142,7 @@ void touch_items(const G& g, const Liveness& planned, const StreamClocks& clocks
 // The pairs of items whose windows meet, as a list per item (CSR:
 // item i's are at[start[i], start[i + 1])): every pair that may conflict is
 // among them. False, with nothing listed, when there are more than
-// `budget` pairs. O(n log n + pairs).
+// `budget` / 2 pairs (counted first, in O(n log n)). O(n log n + pairs).
 struct WindowPairs {
     std::vector<std::size_t> start;
     std::vector<std::uint32_t> at;
@@ -152,12 +152,18 @@ struct WindowPairs {
     std::vector<std::uint32_t> by_start(n);
     for (std::size_t i = 0; i < n; ++i) by_start[i] = static_cast<std::uint32_t>(i);
     std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) { return it.settled[a] < it.settled[b]; });
+    std::size_t count = 0;  // counted first, by binary search, so that too many cost O(n log n)
+    for (std::size_t k = 0; k < n; ++k) {
+        const auto after = std::upper_bound(by_start.begin() + static_cast<std::ptrdiff_t>(k) + 1, by_start.end(),
+                                            it.last[by_start[k]], [&](NodeIndex t, std::uint32_t i) { return t < it.settled[i]; });
+        count += static_cast<std::size_t>(after - by_start.begin()) - k - 1;
+        if (count > budget / 2) return false;
+    }
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    pairs.reserve(count);
     for (std::size_t k = 0; k < n; ++k)  // each pair once, from the one starting first
-        for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m) {
-            if (pairs.size() >= budget / 2) return false;
+        for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m)
             pairs.emplace_back(by_start[k], by_start[m]);
-        }
     out.start.assign(n + 1, 0);
     for (const auto& [a, b] : pairs) ++out.start[a + 1], ++out.start[b + 1];
     for (std::size_t i = 0; i < n; ++i) out.start[i + 1] += out.start[i];
@@ -209,7 +215,7 @@ struct WindowPairs {
 // Positions tried by decreasing bytes of windows, while those are above
 // `bound` and below `target` (a plan that reaches it needs no better
 // bound); each a heaviest_antichain of its items within what is left of
-// `budget`. Returns the bound, raised where an antichain was found heavier.
+// `budget` (a position whose items' pairs alone pass it is passed over). Returns the bound, raised where an antichain was found heavier.
 [[nodiscard]] inline std::size_t antichain_bound(const StreamItems& it, std::size_t K, std::size_t bound,
                                                  std::size_t target, std::size_t budget) {
     const std::size_t n = it.bytes.size(), N = n == 0 ? 0 : std::size_t{*std::max_element(it.last.begin(), it.last.end())} + 1;
@@ -241,6 +247,7 @@ struct WindowPairs {
                 held.push_back(static_cast<std::uint32_t>(i));
                 weight.push_back(it.in_use[i]);
             }
+        if (saturating_mul(held.size(), held.size()) > budget) continue;  // its pairs alone would pass the budget
         const auto found = heaviest_antichain(
             weight, [&](std::size_t a, std::size_t b) { return gives_way(it.reach, K, held[a], held[b]); }, budget);
         bound = std::max(bound, found.value_or(0));
