@@ -36,8 +36,10 @@
 //                          BYTES its capacity (K, M, G: binary units; none: unbounded),
 //                          ALIGN its alignment (default --align); each owner and
 //                          scratch goes to the first space where it fits (orm::plan_arena_spaces)
-//   --streams K            also plan for K streams running at once (orm::plan_arena_concurrent;
-//                          nodes by orm::streams_by_list_scheduling); graphs only
+//   --streams K|FILE       also plan for streams running at once (orm::plan_arena_concurrent):
+//                          K streams, nodes by orm::streams_by_list_scheduling, or FILE's
+//                          `NODE-POSITION STREAM` lines (# comments; an unlisted node on
+//                          stream 0); graphs only
 //   --spill                with --space: the first space is the fast one, where every
 //                          value is read and written; values wait in the second (default
 //                          host, unbounded) between uses (orm::plan_arena_spill). Below
@@ -93,6 +95,7 @@ struct Args {
     std::vector<std::string> spaces;  // --space NAME[=BYTES][@ALIGN], parsed once the alignment is known
     bool spill = false;               // --spill: the first space fast, the second slow
     std::size_t streams = 0;          // --streams K: also plan for K streams (0: no)
+    std::string streams_file;         // --streams FILE: the stream of each node position
 };
 
 constexpr int planned = 0, failed = 1, deferred = 2;
@@ -103,7 +106,7 @@ constexpr const char* usage_text =
     "                  [--outputs arena|external] [--unknown defer|dynamic] [--scratch NODE=BYTES,...]\n"
     "                  [--slots best_fit|in_order_growth|greedy_by_size|greedy_by_distance|least]\n"
     "                  [--inplace [OP,OP,...]] [--reorder] [--write-order FILE] [--placements FILE]\n"
-    "                  [--space NAME[=BYTES][@ALIGN] ...] [--spill] [--streams K] FILE|DIR\n"
+    "                  [--space NAME[=BYTES][@ALIGN] ...] [--spill] [--streams K|FILE] FILE|DIR\n"
     "Plans a graph text file (.graph) or a MiniMalloc instance (.csv), or every such file in a directory.\n"
     "Only regular files are read. Exit status: 0 planned, 2 deferred (some size unknown), 1 error.\n";
 
@@ -256,6 +259,35 @@ std::string joined(const std::vector<std::string>& items, std::string_view sep =
     return out;
 }
 
+// --streams FILE: `NODE-POSITION STREAM` lines (blank lines and # comments
+// skipped), a node not listed on stream 0. An error message, or empty.
+std::string read_streams(const std::string& file, std::size_t nodes, orm::Streams& out) {
+    const auto text = ir::read_file(file);
+    if (!text) return text.error().describe();
+    out.stream_of.assign(nodes, 0);
+    std::size_t line_no = 0;
+    for (std::size_t at = 0; at < text->size();) {
+        const std::size_t end = std::min(text->find('\n', at), text->size());
+        std::string_view line = std::string_view(*text).substr(at, end - at);
+        at = end + 1;
+        ++line_no;
+        line = line.substr(0, line.find('#'));
+        const auto words = split(std::string(line), ' ');
+        std::vector<std::string> fields;
+        for (const auto& w : words)
+            if (!w.empty() && w != "\r" && w != "\t") fields.push_back(w);
+        if (fields.empty()) continue;
+        const auto node = fields.size() == 2 ? parse_count(fields[0]) : std::nullopt;
+        const auto stream = fields.size() == 2 ? parse_count(fields[1]) : std::nullopt;
+        if (!node || !stream) return fmt::format("{} line {}: expected NODE-POSITION STREAM", file, line_no);
+        if (*node >= nodes) return fmt::format("{} line {}: node position {} is past the graph's {} nodes", file, line_no, *node, nodes);
+        if (*stream >= orm::Streams::max_streams)
+            return fmt::format("{} line {}: stream {} is past the last, {}", file, line_no, *stream, orm::Streams::max_streams - 1);
+        out.stream_of[*node] = static_cast<std::uint32_t>(*stream);
+    }
+    return {};
+}
+
 // Reads, plans (slots, bounds, arena) and validates one file. On failure
 // returns the message to print (file and line, or the culprit by name).
 std::optional<std::string> analyze(const std::string& path, const Args& args, Analysis& a, bool in_directory) {
@@ -290,7 +322,7 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                   : !args.write_order.empty() ? "--write-order"
                                   : args.inplace_ops          ? "--inplace"
                                   : !args.spaces.empty()      ? "--space"
-                                  : args.streams > 0          ? "--streams"
+                                  : args.streams > 0 || !args.streams_file.empty() ? "--streams"
                                                               : nullptr;
         if (needs_graph) return fmt::format("{}: {} needs a graph (.graph), not a buffer list (.csv)", path, needs_graph);
     }
@@ -419,8 +451,15 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
     if (auto ok = orm::validate_arena(a.g, a.views, *a.arena, oracle, args.arena.alignment, options); !ok)
         return fmt::format("{}: the arena plan is invalid: {}", path, ir::describe(a.g, ok.error()));
     a.no_ops = orm::no_op_nodes(a.g, a.views, oracle, options);
-    if (args.streams > 0 && !instance) {
-        const auto streams = orm::streams_by_list_scheduling(a.g, args.streams);
+    if ((args.streams > 0 || !args.streams_file.empty()) && !instance) {
+        orm::Streams streams;
+        if (args.streams_file.empty()) {
+            streams = orm::streams_by_list_scheduling(a.g, args.streams);
+        } else if (auto read = read_streams(args.streams_file, a.g.node_count(), streams); !read.empty()) {
+            return fmt::format("{}: --streams {}", path, read);
+        }
+        const std::size_t stream_count =
+            streams.stream_of.empty() ? 1 : std::size_t{*std::max_element(streams.stream_of.begin(), streams.stream_of.end())} + 1;
         const auto t_streams = std::chrono::steady_clock::now();
         auto concurrent = orm::plan_arena_concurrent(a.g, a.views, oracle, streams, options, args.arena);
         a.concurrent_us = micros_since(t_streams);
@@ -430,10 +469,10 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
             if (auto ok = orm::validate_arena_concurrent(a.g, a.views, *a.concurrent, oracle, streams,
                                                          args.arena.alignment, options);
                 !ok)
-                return fmt::format("{}: the plan for {} streams is invalid: {}", path, args.streams,
+                return fmt::format("{}: the plan for {} streams is invalid: {}", path, stream_count,
                                    ir::describe(a.g, ok.error()));
         }
-        a.streams = args.streams;
+        a.streams = std::max(args.streams, stream_count);
     }
     if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
         orm::PlanOptions with = options;
@@ -1022,9 +1061,13 @@ int main(int argc, char** argv) {
         } else if (a == "--streams") {
             const auto v = value();
             const auto n = v ? parse_count(*v) : std::nullopt;
-            if (!n || *n == 0 || *n > orm::Streams::max_streams)
-                return usage(fmt::format("--streams needs a number of streams, 1 to {}", orm::Streams::max_streams));
-            args.streams = *n;
+            if (v && !n && !v->empty() && !std::isdigit(static_cast<unsigned char>(v->front()))) {
+                args.streams_file = *v;  // not a number: the file of node positions and streams
+            } else {
+                if (!n || *n == 0 || *n > orm::Streams::max_streams)
+                    return usage(fmt::format("--streams needs a number of streams, 1 to {}, or a file", orm::Streams::max_streams));
+                args.streams = *n;
+            }
         } else if (a == "--write-order") {
             const auto v = value();
             if (!v) return usage("--write-order needs a file name");
