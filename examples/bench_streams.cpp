@@ -48,7 +48,7 @@ bool rows(const char* name, const G& g, const orm::ViewMap& views, const Oracle&
     if (!live) return std::fprintf(stderr, "%s: %s\n", name, live.error().message().c_str()), false;
     std::size_t naive = 0;
     for (orm::ValueId r : live->owners) naive += (oracle(r).value_or(0) + 63) / 64 * 64;
-    for (std::size_t k : {1, 2, 4, 8}) {
+    for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
         const orm::Streams streams = orm::streams_by_list_scheduling(g, k);
         std::size_t sequential = 0, ours = 0, bound = 0;
         const double seq_ms = median_ms([&] { sequential = orm::plan_arena(g, views, oracle)->plan().arena_bytes; });
