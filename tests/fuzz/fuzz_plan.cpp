@@ -9,7 +9,7 @@
 // unless they are truly safe; the executor's policies (outputs outside the
 // arena, unknown sizes dynamic, scratch); in-place hints in any order, on
 // graph inputs and many-output nodes, with zero sizes and an empty pin; the
-// memory-aware order.
+// memory-aware order; plans for streams.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstddef>
@@ -316,6 +316,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         tamper_liveness(*live, h);
         if (auto status = orm::plan_activations(*live, oracle); status && status->is_complete())
             tamper_plan(*g, views, status->plan(), oracle, options, h >> 3);
+    }
+    {
+        // Streams: each node on one of up to 4 streams, some events (some
+        // backwards or out of range), scratch for some nodes, a small work
+        // budget now and then: an error value or a plan that
+        // validate_arena_concurrent accepts, the same plan twice, never
+        // below its bound; one stream is plan_arena's plan.
+        orm::Streams streams;
+        const std::size_t N = g->node_count(), K = 1 + h % 4;
+        for (std::size_t n = 0; n < N; ++n) streams.stream_of.push_back(static_cast<std::uint32_t>((h >> (n % 59)) % K));
+        for (std::size_t e = 0; N > 0 && e < (h >> 5) % 4; ++e)
+            streams.events.emplace_back(static_cast<orm::NodeIndex>((h >> (e * 7)) % (N + 1)),
+                                        static_cast<orm::NodeIndex>((h >> (e * 11 + 3)) % (N + 1)));
+        if (h % 17 == 0 && N > 0) streams.stream_of.pop_back();  // one stream too few: bad_streams
+        orm::PlanOptions streamed = options;
+        for (std::size_t n = 0; n < N; ++n) streamed.scratch_bytes.push_back((h >> (n % 47)) & 1 ? (h >> (n % 43)) % 256 : 0);
+        orm::ArenaOptions ao;
+        ao.alignment = std::size_t{1} << (h % 7);
+        if (h % 5 == 0) ao.work_per_owner = h % 3;
+        const auto planned = orm::plan_arena_concurrent(*g, views, oracle, streams, streamed, ao);
+        if (planned && planned->is_complete()) {
+            const auto& plan = planned->plan();
+            if (auto ok = orm::validate_arena_concurrent(*g, views, plan, oracle, streams, ao.alignment, streamed); !ok) {
+                std::fprintf(stderr, "INVALID ARENA (streams): %s\n", ok.error().message().c_str());
+                std::abort();
+            }
+            if (plan.proven_bound_bytes > plan.arena_bytes) std::abort();
+            const auto again = orm::plan_arena_concurrent(*g, views, oracle, streams, streamed, ao);
+            if (!again || !(again->plan() == plan)) std::abort();  // deterministic
+        }
     }
     {
         // The memory-aware order: a topological order whose peak is the
