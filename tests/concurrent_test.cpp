@@ -214,6 +214,29 @@ TEST_CASE("concurrent: two branches on two streams get separate bytes, and the s
     CHECK(again->plan().proven_bound_bytes == 3 * 64);
 }
 
+TEST_CASE("concurrent: the placement table of a plan for streams binds each value where the plan puts it") {
+    ir::Builder b("viewed");
+    b.tensor("x", u8, {16}).tensor("p", u8, {64}).tensor("r", u8, {64}).tensor("y", u8, {16});
+    b.input("x").node("P", {"x"}, {"p"}).node("Reshape", {"p"}, {"v"}).node("R", {"x"}, {"r"});
+    b.node("J", {"v", "r"}, {"y"}).output("y");
+    const auto g = b.build();
+    orm::ViewMap views;
+    views.insert(id(g, "v"), id(g, "p"));
+    const auto oracle = orm::static_size_oracle(g);
+    const orm::Streams two{{0, 0, 1, 0}, {}};
+    const auto planned = orm::plan_arena_concurrent(g, views, oracle, two);
+    REQUIRE(planned.has_value());
+    const auto& plan = planned->plan();
+    REQUIRE(orm::validate_arena_concurrent(g, views, plan, oracle, two, 64).has_value());
+    const auto table = orm::placements(g, views, plan, oracle);
+    REQUIRE(table.has_value());
+    CHECK((*table)[id(g, "v")].kind == orm::ValueKind::view);
+    CHECK((*table)[id(g, "v")].root == id(g, "p"));
+    for (const char* name : {"p", "v", "r", "y"})
+        CHECK((*table)[id(g, name)].offset == plan.offset_of(orm::ValueId{(*table)[id(g, name)].root}));
+    CHECK((*table)[id(g, "p")].offset != (*table)[id(g, "r")].offset);  // P and R run side by side
+}
+
 TEST_CASE("concurrent: a description the planner cannot follow is an error value naming the node") {
     const auto g = two_branches();
     const auto oracle = orm::static_size_oracle(g);
