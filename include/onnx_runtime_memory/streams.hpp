@@ -54,7 +54,6 @@ template <activation_graph G>
     return out;
 }
 
-
 namespace detail {
 
 // The happens-before order as vector clocks: nodes in the graph's order,
