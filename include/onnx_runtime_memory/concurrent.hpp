@@ -4,13 +4,14 @@
 // stream, the producers of its inputs (on any stream) and the events it
 // waits for. Two owners may then share bytes only when every node touching
 // one happens strictly before every node touching the other: an order that
-// holds however the streams interleave. One stream is the sequential plan,
-// plan_arena's bit for bit.
+// holds however the streams interleave. Nodes all on one stream (whatever
+// its id) are the sequential plan, plan_arena's bit for bit.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -42,8 +43,9 @@ namespace onnx_runtime_memory {
 // kept (ties: the first). proven_bound_bytes: the most of the bytes whose
 // spans meet at one position of the graph's order, of the bytes one node
 // touches, and of the heaviest antichain (items no two of which are
-// ordered, detail::heaviest_antichain) when that ran. With one stream,
-// plan_arena's plan, bit for bit. In-place hints and pins are not planned
+// ordered, detail::heaviest_antichain) when that ran. With every node on
+// one stream, plan_arena's plan, bit for bit (and validate_arena's checks:
+// there a graph input no node reads is in use at the first node). In-place hints and pins are not planned
 // across streams yet (PlanError::bad_streams naming the hint's output or
 // the pinned value). bad_streams names the node a description gets wrong
 // (a stream id past max_streams, a list of the wrong length, an event out
@@ -59,7 +61,9 @@ template <activation_graph G, size_oracle Oracle>
                                                                      const ArenaOptions& arena_options = {}) {
     auto clocks = detail::stream_clocks(g, streams);
     if (!clocks) return unexpected(clocks.error());
-    if (clocks->streams == 1) return plan_arena(g, views, oracle, options, arena_options);
+    const auto& on = clocks->stream;
+    if (std::adjacent_find(on.begin(), on.end(), std::not_equal_to<>()) == on.end())
+        return plan_arena(g, views, oracle, options, arena_options);
     if (!options.inplace.empty())
         return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.inplace.front().output));
     if (!options.pinned.empty()) return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.pinned.front().value));

@@ -22,7 +22,8 @@
 
 namespace onnx_runtime_memory {
 
-// Checks `plan` for a run on `streams`: with one stream, validate_arena.
+// Checks `plan` for a run on `streams`: with every node on one stream
+// (whatever its id), validate_arena.
 // Otherwise each owner and scratch has an offset, aligned, inside the arena
 // (validate_offsets' checks), each view sits at its root's offset plus its
 // window, the liveness is the graph's (validate_liveness); and any two
