@@ -285,6 +285,110 @@ TEST_CASE("concurrent: a description the planner cannot follow is an error value
     CHECK(in_place.error().value == id(g, "q"));
 }
 
+TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_arena_concurrent, tables in place") {
+    // Stream 0: P(x) -> p, a Reshape view v of p, Q(v) -> q (scratch), J(q, s) -> y.
+    // Stream 1: R(x) -> r, NonZero(r) -> n (data-dependent), S(r, n) -> s (scratch).
+    const auto f32 = ElementType::float32;
+    ir::Builder b("batched_branches");
+    b.tensor("x", f32, {"batch", 4}).tensor("p", f32, {"batch", 16}).tensor("v", f32, {"batch", 16});
+    b.tensor("q", f32, {"batch", 8}).tensor("r", f32, {"batch", 16}).tensor("n", ElementType::int64, {"unk__0"});
+    b.tensor("s", f32, {"batch", 8}).tensor("y", f32, {"batch", 4});
+    b.input("x").node("P", {"x"}, {"p"}).node("Reshape", {"p"}, {"v"}).node("Q", {"v"}, {"q"});
+    b.node("R", {"x"}, {"r"}).node("NonZero", {"r"}, {"n"}).node("S", {"r", "n"}, {"s"});
+    b.node("J", {"q", "s"}, {"y"}).output("y");
+    const auto g = b.build();
+    orm::ViewMap views;
+    views.insert(id(g, "v"), id(g, "p"));
+    const orm::Streams two{{0, 0, 0, 1, 1, 1, 0}, {}};
+    orm::PlanOptions o;
+    o.unknown_sizes = orm::UnknownSizes::dynamic;
+    o.include_graph_inputs = true;
+    o.scratch_bytes = {0, 0, 100};
+    auto model = orm::PlannedModel::create_on_streams(g, views, two, o);
+    REQUIRE(model.has_value());
+    CHECK(model->streams().stream_of == two.stream_of);
+    const std::vector<orm::ValuePlacement>* table = &model->placements();
+    for (std::size_t batch : {1u, 8u, 3u}) {
+        INFO("batch " << batch);
+        const orm::SymbolBounds bounds{{"batch", batch}};
+        const auto oracle = orm::bounded_size_oracle(g, bounds);
+        const std::vector<std::size_t> scratch = {0, 0, 32 * batch, 0, 0, 64};  // Q's grows with the batch
+        REQUIRE(model->plan(oracle, scratch) == orm::PlannedModel::Outcome::complete);
+        auto request = o;
+        request.scratch_bytes = scratch;
+        const auto expected = orm::plan_arena_concurrent(g, views, oracle, two, request);
+        REQUIRE(expected.has_value());
+        CHECK(model->arena() == expected->plan());
+        CHECK(model->lower_bound_bytes() == expected->plan().proven_bound_bytes);
+        CHECK(model->placements() == *orm::placements(g, views, expected->plan(), oracle, request));
+        CHECK(&model->placements() == table);  // updated in place
+        REQUIRE(model->scratch().size() == 2);
+        CHECK(model->scratch()[0].node == 2);
+        CHECK(model->scratch()[0].bytes == 32 * batch);
+        CHECK(model->scratch()[1].offset == expected->plan().scratch_offsets[5]);
+        CHECK(model->unknown_sizes() == std::vector<ValueId>{id(g, "n")});
+        CHECK(model->arena().dynamic_values == std::vector<ValueId>{id(g, "n")});
+        CHECK(model->validate(g, oracle).has_value());
+        // P and R run side by side: p (and its view) and r never share bytes.
+        const auto& at = model->placements();
+        CHECK(at[id(g, "v")].offset == at[id(g, "p")].offset);
+        CHECK(at[id(g, "p")].offset != at[id(g, "r")].offset);
+        // The sequential model's plan for this request is caught: there p and r share.
+        auto sequential = orm::PlannedModel::create(g, views, o);
+        REQUIRE(sequential.has_value());
+        REQUIRE(sequential->plan(oracle, scratch) == orm::PlannedModel::Outcome::complete);
+        CHECK(sequential->arena() == orm::plan_arena(g, views, oracle, request)->plan());  // a scratch list shorter than the nodes too
+        CHECK(sequential->arena().offset_of(id(g, "p")) == sequential->arena().offset_of(id(g, "r")));
+        CHECK_FALSE(orm::validate_arena_concurrent(g, views, sequential->arena(), oracle, two, 64, request).has_value());
+    }
+    // A deferred request (the policy defers) keeps the last plan.
+    auto deferring = o;
+    deferring.unknown_sizes = orm::UnknownSizes::defer;
+    auto waiting = orm::PlannedModel::create_on_streams(g, views, two, deferring);
+    REQUIRE(waiting.has_value());
+    const orm::SymbolBounds all_known{{"batch", 2}, {"unk__0", 7}}, batch_only{{"batch", 2}}, five{{"batch", 5}};
+    const auto known = orm::bounded_size_oracle(g, all_known);
+    REQUIRE(waiting->plan(known) == orm::PlannedModel::Outcome::complete);
+    const orm::ArenaPlan before = waiting->arena();
+    REQUIRE(waiting->plan(orm::bounded_size_oracle(g, batch_only)) == orm::PlannedModel::Outcome::deferred);
+    CHECK(waiting->arena() == before);
+    CHECK(waiting->validate(g, known).has_value());
+    // Every node on one stream: create's sequential model, bit for bit.
+    const auto oracle = orm::bounded_size_oracle(g, five);
+    auto one = orm::PlannedModel::create_on_streams(g, views, orm::Streams{{2, 2, 2, 2, 2, 2, 2}, {}}, o);
+    auto plain = orm::PlannedModel::create(g, views, o);
+    REQUIRE(one.has_value());
+    REQUIRE(plain.has_value());
+    REQUIRE(one->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    REQUIRE(plain->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    CHECK(one->arena() == plain->arena());
+    CHECK(one->lower_bound_bytes() == plain->lower_bound_bytes());
+    CHECK(one->validate(g, oracle).has_value());
+    // What it refuses, by name: a stream list of the wrong length, an in-place hint across streams,
+    // scratch for a node the graph lacks, a spilled request.
+    const auto short_list = orm::PlannedModel::create_on_streams(g, views, orm::Streams{{0, 1}, {}}, o);
+    REQUIRE_FALSE(short_list.has_value());
+    CHECK(short_list.error() == orm::make_plan_error(PlanError::Kind::bad_streams, orm::no_value, 2));
+    auto hinted = o;
+    hinted.inplace = {{id(g, "q"), id(g, "v")}};
+    const auto in_place = orm::PlannedModel::create_on_streams(g, views, two, hinted);
+    REQUIRE_FALSE(in_place.has_value());
+    CHECK(in_place.error() == orm::make_plan_error(PlanError::Kind::bad_streams, id(g, "q")));
+    auto past = o;
+    past.scratch_bytes.assign(9, 4);
+    const auto too_far = orm::PlannedModel::create_on_streams(g, views, two, past);
+    REQUIRE_FALSE(too_far.has_value());
+    CHECK(too_far.error() == orm::make_plan_error(PlanError::Kind::bad_scratch, orm::no_value, 7));
+    const auto bad_request = model->plan(oracle, std::vector<std::size_t>(8, 4));
+    REQUIRE_FALSE(bad_request.has_value());
+    CHECK(bad_request.error() == orm::make_plan_error(PlanError::Kind::bad_scratch, orm::no_value, 7));
+    orm::SpillOptions spill;
+    const auto spilled = model->plan_spilled(oracle, spill);
+    REQUIRE_FALSE(spilled.has_value());
+    CHECK(spilled.error().kind == orm::SpillError::Kind::bad_records);
+    CHECK(spilled.error().plan.kind == PlanError::Kind::bad_streams);
+}
+
 TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners in use together share a byte, "
           "and validate rejects exactly the plans that do") {
     std::size_t sequential_caught = 0, runs = 0, exact_kept = 0;
@@ -327,6 +431,11 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
         CHECK_FALSE(clobbers(g, *live, planned->plan(), runs_of));
         CHECK(orm::validate_arena_concurrent(g, {}, planned->plan(), oracle, streams, 64, options).has_value());
         CHECK(planned->plan().proven_bound_bytes <= planned->plan().arena_bytes);
+        auto model = orm::PlannedModel::create_on_streams(g, {}, streams, options);  // the re-planner: the same plan
+        REQUIRE(model.has_value());
+        REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+        CHECK(model->arena() == planned->plan());
+        CHECK(model->validate(g, oracle).has_value());
         // The bound is the heaviest set of owners in use pairwise together, and no valid plan is below it.
         std::vector<std::size_t> aligned;
         for (ValueId r : live->owners) aligned.push_back((*oracle(r) + 63) / 64 * 64);

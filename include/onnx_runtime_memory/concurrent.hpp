@@ -12,11 +12,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "arena.hpp"
 #include "detail/checked.hpp"
+#include "detail/kept_planning.hpp"
 #include "detail/stream_items.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -29,6 +31,97 @@
 #include "view_map.hpp"
 
 namespace onnx_runtime_memory {
+
+namespace detail {
+
+// plan_arena_concurrent from the sizes on: the plan of `planned`'s owners
+// (`bytes` by value id) and of each node's `scratch` into `plan`, all but
+// its dynamic_values. Shared by plan_arena_concurrent and StreamArenaPlanner.
+[[nodiscard]] inline expected<void, PlanError> plan_stream_items(const Liveness& planned,
+                                                                 const std::vector<std::size_t>& bytes,
+                                                                 std::span<const std::size_t> scratch,
+                                                                 const NodeTouches& touches, const StreamClocks& clocks,
+                                                                 const ArenaOptions& arena_options, ArenaPlan& plan) {
+    const std::size_t K = clocks.streams, V = planned.value_count(), N = clocks.rank.size();
+    const std::size_t alignment = alignment_or_one(arena_options.alignment);
+
+    // Items: the owners (owner order), then each node's scratch.
+    StreamItems items;
+    std::vector<std::uint32_t> item_of(V, Reach::always);
+    for (ValueId r : planned.owners) {
+        item_of[r] = static_cast<std::uint32_t>(items.bytes.size());
+        items.bytes.push_back(bytes[r]);
+    }
+    items.owners = items.bytes.size();
+    for (std::size_t n = 0; n < scratch.size() && n < N; ++n)
+        if (scratch[n] > 0) {
+            items.bytes.push_back(scratch[n]);
+            items.scratch_node.push_back(static_cast<NodeIndex>(n));
+        }
+    const auto overflow = [&](std::size_t i) {
+        return unexpected(make_plan_error(PlanError::Kind::size_overflow, i < items.owners ? planned.owners[i] : no_value));
+    };
+    for (std::size_t i = 0; i < items.bytes.size(); ++i)
+        if (align_up_overflows(items.bytes[i], alignment, items.bytes[i])) return overflow(i);
+    touch_items(touches, clocks, item_of, items);
+    const std::size_t n = items.bytes.size();
+    std::size_t bound = std::max(items.node_bound, items.order_bound);
+
+    // The sequential strategies over the windows.
+    std::vector<Buffer> windows(n);
+    for (std::size_t i = 0; i < n; ++i) windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
+    auto by_windows = plan_offsets(windows, arena_options);
+    if (!by_windows) return unexpected(by_windows.error());
+    std::vector<std::size_t> offset = std::move(by_windows->offsets);
+    std::size_t arena_bytes = 0;  // of aligned sizes, as the exact placement's
+    for (std::size_t i = 0, end = 0; i < n; ++i) {
+        if (add_overflows(offset[i], items.bytes[i], end)) return overflow(i);
+        arena_bytes = std::max(arena_bytes, end);
+    }
+    ArenaStrategy strategy = by_windows->strategy;
+
+    // A 16th of the sequential strategies' budget each: 64 steps an owner by default, so that the
+    // plan stays within a few times the sequential plan's time where the windows leave a gap.
+    const std::size_t budget = saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096)) / 16;
+    if (arena_bytes > bound) bound = antichain_bound(items, K, bound, arena_bytes, budget);
+    if (WindowPairs pairs; arena_bytes > bound && window_pairs(items, budget, pairs)) {
+        std::vector<std::size_t> exact;
+        std::size_t exact_bytes = 0;
+        if (const std::size_t failed = place_by_conflicts(items, K, pairs, exact, exact_bytes); failed < n)
+            return overflow(failed);
+        if (exact_bytes < arena_bytes) {
+            offset = std::move(exact);
+            arena_bytes = exact_bytes;
+            strategy = ArenaStrategy::size_first_fit;
+        }
+    }
+    plan.arena_bytes = arena_bytes;
+    plan.alignment = alignment;
+    plan.strategy = strategy;
+    plan.proven_bound_bytes = bound;
+    plan.offsets.assign(V, no_offset);
+    for (std::size_t i = 0; i < items.owners; ++i) plan.offsets[planned.owners[i]] = offset[i];
+    place_views(planned, plan.offsets);
+    plan.scratch_offsets.assign(scratch.size(), no_offset);
+    for (std::size_t k = items.owners; k < n; ++k) plan.scratch_offsets[items.scratch_node[k - items.owners]] = offset[k];
+    return {};
+}
+
+// Whether the nodes run on more than one stream (else: the sequential plan).
+[[nodiscard]] inline bool several_streams(const StreamClocks& clocks) {
+    return std::adjacent_find(clocks.stream.begin(), clocks.stream.end(), std::not_equal_to<>()) != clocks.stream.end();
+}
+
+// In-place hints and pins are not planned across streams yet: bad_streams
+// naming the first hint's output, or the first pinned value.
+[[nodiscard]] inline expected<void, PlanError> streams_refuse(const PlanOptions& options) {
+    if (!options.inplace.empty())
+        return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.inplace.front().output));
+    if (!options.pinned.empty()) return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.pinned.front().value));
+    return {};
+}
+
+}  // namespace detail
 
 // An arena plan safe under `streams`: every owner (and each node's scratch)
 // at an offset where no item it may be in use with at the same time
@@ -61,85 +154,80 @@ template <activation_graph G, size_oracle Oracle>
                                                                      const ArenaOptions& arena_options = {}) {
     auto clocks = detail::stream_clocks(g, streams);
     if (!clocks) return unexpected(clocks.error());
-    const auto& on = clocks->stream;
-    if (std::adjacent_find(on.begin(), on.end(), std::not_equal_to<>()) == on.end())
-        return plan_arena(g, views, oracle, options, arena_options);
-    if (!options.inplace.empty())
-        return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.inplace.front().output));
-    if (!options.pinned.empty()) return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.pinned.front().value));
+    if (!detail::several_streams(*clocks)) return plan_arena(g, views, oracle, options, arena_options);
+    if (auto ok = detail::streams_refuse(options); !ok) return unexpected(ok.error());
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    const auto& scratch = options.scratch_bytes;
-    auto request = detail::size_for_plan(*live, oracle, options.unknown_sizes, scratch);
+    auto request = detail::size_for_plan(*live, oracle, options.unknown_sizes, options.scratch_bytes);
     if (!request) return unexpected(request.error());
     auto& sizes = request->sizes;
     if (request->deferred) return ArenaStatus::deferred(std::move(sizes.unknown));
-    const Liveness& planned = request->planned(*live);
-    const std::size_t K = clocks->streams, V = planned.value_count(), N = clocks->rank.size();
-    const std::size_t alignment = detail::alignment_or_one(arena_options.alignment);
-
-    // Items: the owners (owner order), then each node's scratch.
-    detail::StreamItems items;
-    std::vector<std::uint32_t> item_of(V, detail::Reach::always);
-    for (ValueId r : planned.owners) {
-        item_of[r] = static_cast<std::uint32_t>(items.bytes.size());
-        items.bytes.push_back(sizes.bytes[r]);
-    }
-    items.owners = items.bytes.size();
-    for (std::size_t n = 0; n < scratch.size() && n < N; ++n)
-        if (scratch[n] > 0) {
-            items.bytes.push_back(scratch[n]);
-            items.scratch_node.push_back(static_cast<NodeIndex>(n));
-        }
-    const auto overflow = [&](std::size_t i) {
-        return unexpected(make_plan_error(PlanError::Kind::size_overflow, i < items.owners ? planned.owners[i] : no_value));
-    };
-    for (std::size_t i = 0; i < items.bytes.size(); ++i)
-        if (detail::align_up_overflows(items.bytes[i], alignment, items.bytes[i])) return overflow(i);
-    detail::touch_items(g, planned, *clocks, item_of, items);
-    const std::size_t n = items.bytes.size();
-    std::size_t bound = std::max(items.node_bound, items.order_bound);
-
-    // The sequential strategies over the windows.
-    std::vector<Buffer> windows(n);
-    for (std::size_t i = 0; i < n; ++i) windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
-    auto by_windows = plan_offsets(windows, arena_options);
-    if (!by_windows) return unexpected(by_windows.error());
-    std::vector<std::size_t> offset = std::move(by_windows->offsets);
-    std::size_t arena_bytes = 0;  // of aligned sizes, as the exact placement's
-    for (std::size_t i = 0, end = 0; i < n; ++i) {
-        if (detail::add_overflows(offset[i], items.bytes[i], end)) return overflow(i);
-        arena_bytes = std::max(arena_bytes, end);
-    }
-    ArenaStrategy strategy = by_windows->strategy;
-
-    // A 16th of the sequential strategies' budget each: 64 steps an owner by default, so that the
-    // plan stays within a few times the sequential plan's time where the windows leave a gap.
-    const std::size_t budget = detail::saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096)) / 16;
-    if (arena_bytes > bound) bound = detail::antichain_bound(items, K, bound, arena_bytes, budget);
-    if (detail::WindowPairs pairs; arena_bytes > bound && detail::window_pairs(items, budget, pairs)) {
-        std::vector<std::size_t> exact;
-        std::size_t exact_bytes = 0;
-        if (const std::size_t failed = detail::place_by_conflicts(items, K, pairs, exact, exact_bytes); failed < n)
-            return overflow(failed);
-        if (exact_bytes < arena_bytes) {
-            offset = std::move(exact);
-            arena_bytes = exact_bytes;
-            strategy = ArenaStrategy::size_first_fit;
-        }
-    }
+    detail::NodeTouches touches;
+    detail::node_touches(g, *live, touches);
     ArenaPlan plan;
-    plan.arena_bytes = arena_bytes;
-    plan.alignment = alignment;
-    plan.strategy = strategy;
-    plan.proven_bound_bytes = bound;
-    plan.offsets.assign(V, no_offset);
-    for (std::size_t i = 0; i < items.owners; ++i) plan.offsets[planned.owners[i]] = offset[i];
-    detail::place_views(planned, plan.offsets);
-    plan.scratch_offsets.assign(scratch.size(), no_offset);
-    for (std::size_t k = items.owners; k < n; ++k) plan.scratch_offsets[items.scratch_node[k - items.owners]] = offset[k];
+    if (auto ok = detail::plan_stream_items(request->planned(*live), sizes.bytes, options.scratch_bytes, touches, *clocks,
+                                            arena_options, plan);
+        !ok)
+        return unexpected(ok.error());
     plan.dynamic_values = std::move(sizes.unknown);
     return ArenaStatus::complete(std::move(plan));
 }
+
+namespace detail {
+
+// What PlannedModel keeps to re-plan a model for streams: the clocks, each
+// node's touches and the liveness, made once; per request, the sizes and
+// scratch go in and plan_arena_concurrent's plan (for those sizes, that
+// scratch, the same options) comes out. Nodes on several streams (with
+// one, PlannedModel keeps an ArenaPlanner: plan_arena's plan). Allocates
+// per request.
+class StreamArenaPlanner : public KeptPlanning {
+public:
+    using Outcome = ArenaPlanner::Outcome;
+
+    template <activation_graph G>
+    [[nodiscard]] static expected<StreamArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
+                                                                        StreamClocks clocks, const PlanOptions& plan_options,
+                                                                        const ArenaOptions& options) {
+        if (auto ok = streams_refuse(plan_options); !ok) return unexpected(ok.error());
+        auto live = compute_liveness(g, views, plan_options);
+        if (!live) return unexpected(live.error());
+        NodeTouches touches;
+        node_touches(g, *live, touches);
+        return StreamArenaPlanner(std::move(*live), std::move(clocks), std::move(touches), options,
+                                  plan_options.scratch_bytes, plan_options.unknown_sizes);
+    }
+
+    // Plans with this request's sizes and scratch (bytes by node), kept for
+    // the next requests too. On deferred, unknown_sizes() lists the owners
+    // the oracle did not know and `out` is left as it was.
+    template <size_oracle Oracle>
+    [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch, ArenaPlan& out) {
+        scratch_.assign(scratch.begin(), scratch.end());
+        auto sized = size_request(oracle);
+        if (!sized) return unexpected(sized.error());
+        if (!*sized) return Outcome::deferred;
+        if (auto ok = plan_stream_items(planned(), sizes_.bytes, scratch_, touches_, clocks_, options_, out); !ok)
+            return unexpected(ok.error());
+        report_dynamic(out.dynamic_values);
+        bound_ = out.proven_bound_bytes;
+        return Outcome::complete;
+    }
+    // The last complete plan's bound (its proven_bound_bytes).
+    [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return bound_; }
+
+private:
+    StreamArenaPlanner(Liveness live, StreamClocks clocks, NodeTouches touches, const ArenaOptions& options,
+                       std::vector<std::size_t> scratch, UnknownSizes unknown)
+        : KeptPlanning(std::move(live), std::move(scratch), unknown), clocks_(std::move(clocks)),
+          touches_(std::move(touches)), options_(options) {}
+
+    StreamClocks clocks_;
+    NodeTouches touches_;
+    ArenaOptions options_;
+    std::size_t bound_ = 0;
+};
+
+}  // namespace detail
 
 }  // namespace onnx_runtime_memory

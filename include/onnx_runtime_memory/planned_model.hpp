@@ -11,7 +11,9 @@
 // same options and the request's sizes and scratch; planning, placements
 // and validation read the same options, held once. Spilled (plan_spilled):
 // the same request across a fast space and a slow one (arena_spill.hpp),
-// from the owners' uses the object keeps since create.
+// from the owners' uses the object keeps since create. For streams
+// (create_on_streams): every plan is plan_arena_concurrent's, checked by
+// validate_arena_concurrent.
 #pragma once
 
 #include <algorithm>
@@ -19,10 +21,12 @@
 #include <cstdint>
 #include <span>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "arena.hpp"
 #include "arena_spill.hpp"
+#include "concurrent.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -31,7 +35,9 @@
 #include "placements.hpp"
 #include "plan_types.hpp"
 #include "sizing.hpp"
+#include "streams.hpp"
 #include "validate.hpp"
+#include "validate_concurrent.hpp"
 #include "validate_spill.hpp"
 #include "view_map.hpp"
 
@@ -56,6 +62,28 @@ public:
         if (!ordered) return unexpected(ordered.error());
         return make(*ordered, std::move(views), std::move(options), arena_options, std::move(order));
     }
+    // Plans g in its own order for an executor that runs nodes at the same
+    // time, as `streams` says (concurrent.hpp): each request's plan is
+    // plan_arena_concurrent's, with the clocks, the liveness and each node's
+    // touches made here once. Nodes all on one stream are create's
+    // sequential model, bit for bit. A description the planner cannot follow
+    // is PlanError::bad_streams, as is an in-place hint or a pin on several
+    // streams; plan_spilled refuses a model on several streams (bad_streams).
+    template <activation_graph G>
+    [[nodiscard]] static expected<PlannedModel, PlanError> create_on_streams(const G& g, ViewMap views, Streams streams,
+                                                                             PlanOptions options = {},
+                                                                             ArenaOptions arena_options = {}) {
+        auto clocks = detail::stream_clocks(g, streams);
+        if (!clocks) return unexpected(clocks.error());
+        if (!detail::several_streams(*clocks)) return make(g, std::move(views), std::move(options), arena_options, {});
+        if (auto ok = scratch_in_graph(g, options); !ok) return unexpected(ok.error());
+        auto planner = detail::StreamArenaPlanner::create(g, views, std::move(*clocks), options, arena_options);
+        if (!planner) return unexpected(planner.error());
+        PlannedModel model(std::move(*planner), std::move(views), std::move(options), arena_options, {});
+        model.finish(g, model.options_);
+        model.streams_ = std::move(streams);
+        return model;
+    }
     // A first argument that is no graph: the error names the function it lacks.
     template <class G, class... Rest>
         requires detail::not_a_graph<G, Liveness>
@@ -77,13 +105,15 @@ public:
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch_bytes) {
         if (auto ok = scratch_by_position(scratch_bytes); !ok) return unexpected(ok.error());
-        auto outcome = planner_.plan(oracle, position_scratch_, arena_);
+        auto outcome = std::visit([&](auto& planner) { return planner.plan(oracle, position_scratch_, arena_); }, planner_);
         if (!outcome) return unexpected(outcome.error());
         if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
-        if (scratch_bytes.empty()) arena_.scratch_offsets.clear();  // no scratch asked: none, as plan_arena says
-        detail::fill_placements(base_, planner_.liveness(), planner_.sizes(), arena_.dynamic_values, arena_, table_);
+        // One entry a node of the request's scratch, as plan_arena says (in an order: every position).
+        if (scratch_bytes.empty()) arena_.scratch_offsets.clear();
+        else if (order_.empty()) arena_.scratch_offsets.resize(scratch_bytes.size(), no_offset);
+        detail::fill_placements(base_, kept().liveness(), kept().sizes(), arena_.dynamic_values, arena_, table_);
         no_ops_.clear();
-        detail::no_op_in_place(no_op_candidates_, planner_.liveness(), oracle, [&](NodeIndex n) { return node_at(n); }, no_ops_);
+        detail::no_op_in_place(no_op_candidates_, kept().liveness(), oracle, [&](NodeIndex n) { return node_at(n); }, no_ops_);
         std::sort(no_ops_.begin(), no_ops_.end());
         planned_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
         scratch_table_.clear();
@@ -106,9 +136,9 @@ public:
     // the next plan() checks with that request's sizes. O(V); no allocation.
     [[nodiscard]] expected<void, PlanError> move_part(ValueId part, std::size_t offset) {
         if (!views_.is_part(part)) return unexpected(make_plan_error(PlanError::Kind::not_a_part, part));
-        if (auto ok = planner_.move_window(views_, part, offset); !ok) return ok;
+        if (auto ok = kept().move_window(views_, part, offset); !ok) return ok;
         views_.insert_part(part, *views_.source_of(part), offset);
-        const Liveness& live = planner_.liveness();
+        const Liveness& live = kept().liveness();
         for (std::size_t v = 0; v < base_.size(); ++v) base_[v].window = live.window(static_cast<ValueId>(v));
         return {};
     }
@@ -124,8 +154,10 @@ public:
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, SpillError> plan_spilled(Oracle&& oracle, const SpillOptions& options,
                                                              std::span<const std::size_t> scratch_bytes) {
+        if (streamed())
+            return refused_records<SpillError>(make_plan_error(PlanError::Kind::bad_streams, no_value));
         if (auto ok = scratch_by_position(scratch_bytes); !ok) return refused_records<SpillError>(ok.error());
-        const Liveness& live = planner_.liveness();
+        const Liveness& live = kept().liveness();
         auto request = detail::size_for_plan(live, oracle, options_.unknown_sizes, position_scratch_);
         if (!request) return refused_records<SpillError>(request.error());
         if (request->deferred) return Outcome::deferred;
@@ -169,24 +201,33 @@ public:
     [[nodiscard]] const std::vector<NodeIndex>& no_op_nodes() const noexcept { return no_ops_; }
     // The owners of unknown size of the last request: deferred, or left to
     // run time (then also arena().dynamic_values).
-    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return planner_.unknown_sizes(); }
-    [[nodiscard]] std::size_t lower_bound_bytes() const noexcept { return planner_.lower_bound_bytes(); }
+    [[nodiscard]] const std::vector<ValueId>& unknown_sizes() const noexcept { return kept().unknown_sizes(); }
+    // The last complete request's lower bound: plan_offsets' lower_bound_bytes,
+    // or (streams) the plan's proven_bound_bytes.
+    [[nodiscard]] std::size_t lower_bound_bytes() const noexcept {
+        return std::visit([](const auto& planner) { return planner.lower_bound_bytes(); }, planner_);
+    }
     [[nodiscard]] const PlanOptions& options() const noexcept { return options_; }
     [[nodiscard]] const ArenaOptions& arena_options() const noexcept { return arena_options_; }
     [[nodiscard]] const ViewMap& views() const noexcept { return views_; }
     // The order planned in (empty: the graph's own).
     [[nodiscard]] const std::vector<NodeIndex>& order() const noexcept { return order_; }
     // The liveness, in positions of the order planned.
-    [[nodiscard]] const Liveness& liveness() const noexcept { return planner_.liveness(); }
+    [[nodiscard]] const Liveness& liveness() const noexcept { return kept().liveness(); }
+    // The streams given to create_on_streams (empty: the sequential model).
+    [[nodiscard]] const Streams& streams() const noexcept { return streams_; }
 
     // Checks the last complete request's plan against g (the graph given
-    // to create) with validate_arena: the views, options, order, alignment
-    // and that request's scratch held here, the sizes from `oracle` (the
-    // request's). Independent of the planner; allocates.
+    // to create) with validate_arena (or, on several streams,
+    // validate_arena_concurrent with them): the views, options, order,
+    // alignment and that request's scratch held here, the sizes from
+    // `oracle` (the request's). Independent of the planner; allocates.
     template <activation_graph G, size_oracle Oracle>
     [[nodiscard]] expected<void, ValidateError> validate(const G& g, Oracle&& oracle) const {
         PlanOptions planned = options_;
         planned.scratch_bytes.assign(planned_scratch_.begin(), planned_scratch_.end());
+        if (streamed())
+            return validate_arena_concurrent(g, views_, arena_, oracle, streams_, arena_options_.alignment, planned);
         if (order_.empty()) return validate_arena(g, views_, arena_, oracle, arena_options_.alignment, planned);
         auto ordered = in_order(g, order_);
         if (!ordered) return unexpected(ValidateError::from(ordered.error()));
@@ -194,6 +235,15 @@ public:
     }
 
 private:
+    using Planner = std::variant<ArenaPlanner, detail::StreamArenaPlanner>;
+    // What both planners keep: the liveness, the sizes, the unknown owners.
+    [[nodiscard]] const detail::KeptPlanning& kept() const noexcept {
+        return std::visit([](const auto& planner) -> const detail::KeptPlanning& { return planner; }, planner_);
+    }
+    [[nodiscard]] detail::KeptPlanning& kept() noexcept {
+        return std::visit([](auto& planner) -> detail::KeptPlanning& { return planner; }, planner_);
+    }
+    [[nodiscard]] bool streamed() const noexcept { return planner_.index() == 1; }
     // The node id at `position` in the order planned.
     [[nodiscard]] NodeIndex node_at(NodeIndex position) const noexcept {
         return order_.empty() ? static_cast<NodeIndex>(position) : order_[position];
@@ -210,7 +260,7 @@ private:
         return {};
     }
 
-    PlannedModel(ArenaPlanner planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
+    PlannedModel(Planner planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
                  std::vector<NodeIndex> order)
         : planner_(std::move(planner)), views_(std::move(views)), options_(std::move(options)),
           arena_options_(arena_options), order_(std::move(order)) {}
@@ -232,25 +282,39 @@ private:
         }
         auto live = compute_liveness(g, views, planned);
         if (!live) return unexpected(live.error());
-        std::vector<ValuePlacement> base;
-        detail::placement_base(g, *live, planned, base);
-        BufferUses value_uses;
-        detail::owner_uses(g, *live, value_uses);
         ArenaPlanner planner(std::move(*live), arena_options, planned.scratch_bytes, planned.pinned, planned.unknown_sizes);
         PlannedModel model(std::move(planner), std::move(views), std::move(options), arena_options, std::move(order));
-        model.position_of_ = std::move(position_of);
-        model.base_ = std::move(base);
-        model.value_uses_ = std::move(value_uses);
-        detail::no_op_candidates(g, model.views_, model.no_op_candidates_);  // by position
-        model.no_ops_.reserve(model.no_op_candidates_.nodes.size());
+        model.finish(g, planned);
         return model;
     }
+    // A node the graph lacks given scratch: bad_scratch naming it.
+    template <activation_graph G>
+    [[nodiscard]] static expected<void, PlanError> scratch_in_graph(const G& g, const PlanOptions& options) {
+        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
+        for (std::size_t n = N; n < options.scratch_bytes.size(); ++n)
+            if (options.scratch_bytes[n] > 0) return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
+        return {};
+    }
+    // What no request changes, from g in the order planned (`planned`: the
+    // options with scratch by position): positions, the placement table's
+    // base, the owners' uses, the no-op candidates.
+    template <activation_graph G>
+    void finish(const G& g, const PlanOptions& planned) {
+        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
+        position_of_.resize(N);  // node id -> position in the order planned
+        for (std::size_t k = 0; k < N; ++k) position_of_[order_.empty() ? k : order_[k]] = k;
+        detail::placement_base(g, kept().liveness(), planned, base_);
+        detail::owner_uses(g, kept().liveness(), value_uses_);
+        detail::no_op_candidates(g, views_, no_op_candidates_);  // by position
+        no_ops_.reserve(no_op_candidates_.nodes.size());
+    }
 
-    ArenaPlanner planner_;
+    Planner planner_;
     ViewMap views_;
     PlanOptions options_;  // as given: scratch by node id
     ArenaOptions arena_options_;
     std::vector<NodeIndex> order_;
+    Streams streams_;                            // create_on_streams' (on several streams)
     std::vector<std::size_t> position_of_;       // node id -> position planned
     std::vector<std::size_t> position_scratch_;  // this request's scratch, by position
     std::vector<std::size_t> planned_scratch_;   // the last complete request's

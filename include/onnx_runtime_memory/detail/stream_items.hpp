@@ -57,12 +57,39 @@ struct StreamItems {
     std::size_t order_bound = 0;  // the most bytes whose spans meet at one position
 };
 
-// O((N + E + n) K). `item_of[root]`: the owner's item, or Reach::always.
+// The roots each node reads or writes (an output), in node positions, and
+// the roots the graph keeps: what touch_items reads, made once from the
+// graph (a re-planner keeps it). O(N + E).
+struct NodeTouches {
+    std::vector<std::size_t> start{0};  // node m's at [start[m], start[m + 1])
+    std::vector<ValueId> root;
+    std::vector<std::uint8_t> writes;
+    std::vector<ValueId> kept;
+};
+
 template <activation_graph G>
-void touch_items(const G& g, const Liveness& planned, const StreamClocks& clocks,
-                 const std::vector<std::uint32_t>& item_of, StreamItems& it) {
+void node_touches(const G& g, const Liveness& live, NodeTouches& out) {
     using T = graph_traits<G>;
-    const std::size_t K = clocks.streams, V = planned.value_count(), N = clocks.rank.size(), n = it.bytes.size();
+    const std::size_t N = static_cast<std::size_t>(T::node_count(g)), V = live.value_count();
+    out.start.assign(1, 0);
+    out.root.clear();
+    out.writes.clear();
+    out.kept.clear();
+    for (std::size_t m = 0; m < N; ++m) {
+        for (auto x : T::node_inputs(g, m))
+            if (const auto v = to_value_id(x, V)) out.root.push_back(live.roots[*v]), out.writes.push_back(0);
+        for (auto x : T::node_outputs(g, m))
+            if (const auto v = to_value_id(x, V)) out.root.push_back(live.roots[*v]), out.writes.push_back(1);
+        out.start.push_back(out.root.size());
+    }
+    for (auto x : T::graph_outputs(g))
+        if (const auto v = to_value_id(x, V)) out.kept.push_back(live.roots[*v]);
+}
+
+// O((N + E + n) K). `item_of[root]`: the owner's item, or Reach::always.
+inline void touch_items(const NodeTouches& touches, const StreamClocks& clocks, const std::vector<std::uint32_t>& item_of,
+                        StreamItems& it) {
+    const std::size_t K = clocks.streams, N = clocks.rank.size(), n = it.bytes.size();
     // settled_at[node]: the first position not before it, over its stream's and the others' next nodes.
     std::vector<std::vector<NodeIndex>> on_stream(K);
     for (std::size_t m = 0; m < N; ++m) on_stream[clocks.stream[m]].push_back(static_cast<NodeIndex>(m));
@@ -97,20 +124,16 @@ void touch_items(const G& g, const Liveness& planned, const StreamClocks& clocks
     };
     for (std::size_t m = 0, k = it.owners; m < N; ++m) {
         std::size_t at_node = 0;
-        for (auto x : T::node_inputs(g, m))
-            if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always)
-                touch(item_of[planned.roots[*v]], m, at_node);
-        for (auto x : T::node_outputs(g, m))
-            if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always) {
-                touch(item_of[planned.roots[*v]], m, at_node);
-                written[item_of[planned.roots[*v]]] = 1;
+        for (std::size_t e = touches.start[m]; e < touches.start[m + 1]; ++e)
+            if (const std::uint32_t item = item_of[touches.root[e]]; item != Reach::always) {
+                touch(item, m, at_node);
+                written[item] = written[item] | touches.writes[e];
             }
         if (k < n && it.scratch_node[k - it.owners] == m) touch(k++, m, at_node);
         it.node_bound = std::max(it.node_bound, at_node);
     }
-    for (auto x : T::graph_outputs(g))
-        if (const auto v = to_value_id(x, V); v && item_of[planned.roots[*v]] != Reach::always)
-            kept[item_of[planned.roots[*v]]] = 1;
+    for (ValueId r : touches.kept)
+        if (item_of[r] != Reach::always) kept[item_of[r]] = 1;
     it.in_use.assign(n, 0);
     std::size_t total = 0;  // when the items' bytes add up past SIZE_MAX, no order bound (node_bound still holds)
     bool overflows = false;
