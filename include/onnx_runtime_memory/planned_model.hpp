@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -82,7 +83,7 @@ public:
         auto planner = detail::StreamArenaPlanner::create(g, views, std::move(*clocks), options, arena_options);
         if (!planner) return unexpected(planner.error());
         PlannedModel model(std::move(*planner), std::move(views), std::move(options), arena_options, {});
-        model.finish(g, model.options_);
+        model.finish(g, model.options_, positions(g, {}));
         model.streams_ = std::move(streams);
         return model;
     }
@@ -262,9 +263,13 @@ private:
         return {};
     }
 
-    PlannedModel(Planner planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
+    // The planner is built in place: g++ 12 at -O2 warns (-Wmaybe-uninitialized)
+    // on a temporary variant's destructor.
+    template <class P>
+    PlannedModel(P&& planner, ViewMap views, PlanOptions options, ArenaOptions arena_options,
                  std::vector<NodeIndex> order)
-        : planner_(std::move(planner)), views_(std::move(views)), options_(std::move(options)),
+        : planner_(std::in_place_type<std::remove_cvref_t<P>>, std::forward<P>(planner)), views_(std::move(views)),
+          options_(std::move(options)),
           arena_options_(arena_options), order_(std::move(order)) {}
 
     // create, on the graph in the order planned.
@@ -272,22 +277,26 @@ private:
     [[nodiscard]] static expected<PlannedModel, PlanError> make(const G& g, ViewMap views, PlanOptions options,
                                                                 const ArenaOptions& arena_options,
                                                                 std::vector<NodeIndex> order) {
-        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
-        std::vector<std::size_t> position_of(N);  // node id -> position in the order planned
-        for (std::size_t k = 0; k < N; ++k) position_of[order.empty() ? k : order[k]] = k;
+        if (auto ok = scratch_in_graph(g, options); !ok) return unexpected(ok.error());
+        std::vector<std::size_t> position_of = positions(g, order);
         PlanOptions planned = options;  // scratch by position, for the liveness and the planner
-        planned.scratch_bytes.assign(N, 0);
-        for (std::size_t n = 0; n < options.scratch_bytes.size(); ++n) {
-            if (options.scratch_bytes[n] == 0) continue;
-            if (n >= N) return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
-            planned.scratch_bytes[position_of[n]] = options.scratch_bytes[n];
-        }
+        planned.scratch_bytes.assign(position_of.size(), 0);
+        for (std::size_t n = 0; n < options.scratch_bytes.size(); ++n)
+            if (options.scratch_bytes[n] > 0) planned.scratch_bytes[position_of[n]] = options.scratch_bytes[n];
         auto live = compute_liveness(g, views, planned);
         if (!live) return unexpected(live.error());
         ArenaPlanner planner(std::move(*live), arena_options, planned.scratch_bytes, planned.pinned, planned.unknown_sizes);
         PlannedModel model(std::move(planner), std::move(views), std::move(options), arena_options, std::move(order));
-        model.finish(g, planned);
+        model.finish(g, planned, std::move(position_of));
         return model;
+    }
+    // Node id -> position in `order` (empty: the graph's own).
+    template <activation_graph G>
+    [[nodiscard]] static std::vector<std::size_t> positions(const G& g, const std::vector<NodeIndex>& order) {
+        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
+        std::vector<std::size_t> position_of(N);
+        for (std::size_t k = 0; k < N; ++k) position_of[order.empty() ? k : order[k]] = k;
+        return position_of;
     }
     // A node the graph lacks given scratch: bad_scratch naming it.
     template <activation_graph G>
@@ -298,13 +307,11 @@ private:
         return {};
     }
     // What no request changes, from g in the order planned (`planned`: the
-    // options with scratch by position): positions, the placement table's
-    // base, the owners' uses, the no-op candidates.
+    // options with scratch by position): the positions, the placement
+    // table's base, the owners' uses, the no-op candidates.
     template <activation_graph G>
-    void finish(const G& g, const PlanOptions& planned) {
-        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
-        position_of_.resize(N);  // node id -> position in the order planned
-        for (std::size_t k = 0; k < N; ++k) position_of_[order_.empty() ? k : order_[k]] = k;
+    void finish(const G& g, const PlanOptions& planned, std::vector<std::size_t> position_of) {
+        position_of_ = std::move(position_of);
         detail::placement_base(g, kept().liveness(), planned, base_);
         detail::owner_uses(g, kept().liveness(), value_uses_);
         detail::no_op_candidates(g, views_, no_op_candidates_);  // by position
