@@ -1,7 +1,8 @@
 // A kept PlannedModel allocates nothing after its first request, with the
 // default ArenaOptions (every strategy the budget lets run), on several
 // graph shapes, with in-place hints, scratch per request and sizes left to
-// run time. A program of its own: it counts every operator new.
+// run time, and on several streams (create_on_streams). A program of its
+// own: it counts every operator new.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <cstdio>
@@ -39,10 +40,14 @@ int failures = 0;
 
 // Requests at batches 1 .. 6 (each size times the batch, node n's scratch
 // 64 * batch * (n % 3)); `unknown` (if any) has no size, for
-// UnknownSizes::dynamic. Every request after the first must allocate nothing.
+// UnknownSizes::dynamic. On `streams` > 1 streams (by list scheduling) the
+// model is create_on_streams'; `scratch` false: no scratch. Every request
+// after the first must allocate nothing.
 void check(const std::string& name, const synthetic::Synthetic& s, const orm::PlanOptions& options,
-           orm::ValueId unknown = orm::no_value) {
-    auto model = orm::PlannedModel::create(s.graph, s.views, options);
+           orm::ValueId unknown = orm::no_value, std::size_t streams = 1, bool scratch_too = true) {
+    auto model = streams > 1 ? orm::PlannedModel::create_on_streams(
+                                   s.graph, s.views, orm::streams_by_list_scheduling(s.graph, streams), options)
+                             : orm::PlannedModel::create(s.graph, s.views, options);
     if (!model) {
         std::printf("FAIL %s: create: %s\n", name.c_str(), model.error().message().c_str());
         ++failures;
@@ -50,7 +55,7 @@ void check(const std::string& name, const synthetic::Synthetic& s, const orm::Pl
     }
     std::vector<std::size_t> scratch(s.graph.node_count());
     for (std::size_t batch = 1; batch <= 6; ++batch) {
-        for (std::size_t n = 0; n < scratch.size(); ++n) scratch[n] = 64 * batch * (n % 3);
+        for (std::size_t n = 0; n < scratch.size(); ++n) scratch[n] = scratch_too ? 64 * batch * (n % 3) : 0;
         const auto oracle = [&](orm::ValueId v) -> std::optional<std::size_t> {
             if (v == unknown) return std::nullopt;
             return s.sizes[v] * batch;
@@ -78,8 +83,8 @@ void check(const std::string& name, const synthetic::Synthetic& s, const orm::Pl
         ++failures;
         return;
     }
-    std::printf("ok   %s: %zu owners, arena %zu bytes, no allocation after the first request\n", name.c_str(),
-                model->liveness().owners.size(), model->arena().arena_bytes);
+    std::printf("ok   %s: %zu owners, arena %zu bytes (bound %zu), no allocation after the first request\n",
+                name.c_str(), model->liveness().owners.size(), model->arena().arena_bytes, model->lower_bound_bytes());
 }
 
 // Hints on each single-input node whose input has one reader: the planner
@@ -113,6 +118,15 @@ int main() {
         dynamic.unknown_sizes = orm::UnknownSizes::dynamic;
         check("residual chain 2k, one size at run time" + at, chain, dynamic,
               chain.graph.node_outputs(chain.graph.node_count() / 2)[0]);
+        // On streams: the windows' plan, and where it is above the bound the antichain; on RandWire without
+        // scratch the pairs fit the budget and the exact placement runs too.
+        check("residual chain 2k on 2 streams" + at, chain, {}, orm::no_value, 2);
+        check("random DAG 2k on 4 streams" + at, synthetic::random_dag(2000, seed), {}, orm::no_value, 4);
+        const auto randwire = synthetic::randwire(4, 250, 4, 0.75, seed);
+        check("RandWire 4x250 on 8 streams" + at, randwire, {}, orm::no_value, 8);
+        check("RandWire 4x250 on 8 streams, no scratch" + at, randwire, {}, orm::no_value, 8, false);
+        check("residual chain 2k on 2 streams, one size at run time" + at, chain, dynamic,
+              chain.graph.node_outputs(chain.graph.node_count() / 2)[0], 2);
     }
     return failures == 0 ? 0 : 1;
 }

@@ -34,6 +34,21 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
+// The working memory of plan_stream_items, kept by StreamArenaPlanner: a
+// request allocates only where it needs more than any before it (more
+// items or pairs, or a strategy that had not run).
+struct StreamWork {
+    StreamItems items;
+    std::vector<std::uint32_t> item_of;
+    StreamSpace space;
+    WindowPairs pairs;
+    std::vector<Buffer> windows;  // the sequential strategies' problem, and their working memory
+    Buffers columns;
+    std::vector<std::size_t> born, dying, offset, exact;
+    PlaceSpace place;
+    Placement placed;
+};
+
 // plan_arena_concurrent from the sizes on: the plan of `planned`'s owners
 // (`bytes` by value id) and of each node's `scratch` into `plan`, all but
 // its dynamic_values. Shared by plan_arena_concurrent and StreamArenaPlanner.
@@ -41,13 +56,17 @@ namespace detail {
                                                                  const std::vector<std::size_t>& bytes,
                                                                  std::span<const std::size_t> scratch,
                                                                  const NodeTouches& touches, const StreamClocks& clocks,
-                                                                 const ArenaOptions& arena_options, ArenaPlan& plan) {
+                                                                 const ArenaOptions& arena_options, StreamWork& work,
+                                                                 ArenaPlan& plan) {
     const std::size_t K = clocks.streams, V = planned.value_count(), N = clocks.rank.size();
     const std::size_t alignment = alignment_or_one(arena_options.alignment);
 
     // Items: the owners (owner order), then each node's scratch.
-    StreamItems items;
-    std::vector<std::uint32_t> item_of(V, Reach::always);
+    StreamItems& items = work.items;
+    items.bytes.clear();
+    items.scratch_node.clear();
+    std::vector<std::uint32_t>& item_of = work.item_of;
+    item_of.assign(V, Reach::always);
     for (ValueId r : planned.owners) {
         item_of[r] = static_cast<std::uint32_t>(items.bytes.size());
         items.bytes.push_back(bytes[r]);
@@ -63,34 +82,37 @@ namespace detail {
     };
     for (std::size_t i = 0; i < items.bytes.size(); ++i)
         if (align_up_overflows(items.bytes[i], alignment, items.bytes[i])) return overflow(i);
-    touch_items(touches, clocks, item_of, items);
+    touch_items(touches, clocks, item_of, items, work.space);
     const std::size_t n = items.bytes.size();
     std::size_t bound = std::max(items.node_bound, items.order_bound);
 
-    // The sequential strategies over the windows.
-    std::vector<Buffer> windows(n);
-    for (std::size_t i = 0; i < n; ++i) windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
-    auto by_windows = plan_offsets(windows, arena_options);
-    if (!by_windows) return unexpected(by_windows.error());
-    std::vector<std::size_t> offset = std::move(by_windows->offsets);
+    // The sequential strategies over the windows: plan_offsets, in kept memory.
+    work.windows.resize(n);
+    for (std::size_t i = 0; i < n; ++i) work.windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
+    if (auto ok = checked_columns(work.windows, alignment, work.columns); !ok) return unexpected(ok.error());
+    place_buffers(work.columns, arena_options, arena_bound(work.columns, work.born, work.dying), work.place, work.placed);
+    static_cast<void>(settle_arena(work.columns, work.placed.offset));  // its end: summed below, naming an overflow
+    std::vector<std::size_t>& offset = work.offset;
+    offset.resize(n);
+    for (std::size_t i = 0; i < n; ++i) offset[work.columns.value[i]] = work.placed.offset[i];
     std::size_t arena_bytes = 0;  // of aligned sizes, as the exact placement's
     for (std::size_t i = 0, end = 0; i < n; ++i) {
         if (add_overflows(offset[i], items.bytes[i], end)) return overflow(i);
         arena_bytes = std::max(arena_bytes, end);
     }
-    ArenaStrategy strategy = by_windows->strategy;
+    ArenaStrategy strategy = work.placed.strategy;
 
     // A 16th of the sequential strategies' budget each: 64 steps an owner by default, so that the
     // plan stays within a few times the sequential plan's time where the windows leave a gap.
     const std::size_t budget = saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096)) / 16;
-    if (arena_bytes > bound) bound = antichain_bound(items, K, bound, arena_bytes, budget);
-    if (WindowPairs pairs; arena_bytes > bound && window_pairs(items, budget, pairs)) {
-        std::vector<std::size_t> exact;
+    if (arena_bytes > bound) bound = antichain_bound(items, K, bound, arena_bytes, budget, work.space);
+    if (arena_bytes > bound && window_pairs(items, budget, work.pairs, work.space)) {
+        std::vector<std::size_t>& exact = work.exact;
         std::size_t exact_bytes = 0;
-        if (const std::size_t failed = place_by_conflicts(items, K, pairs, exact, exact_bytes); failed < n)
+        if (const std::size_t failed = place_by_conflicts(items, K, work.pairs, exact, exact_bytes, work.space); failed < n)
             return overflow(failed);
         if (exact_bytes < arena_bytes) {
-            offset = std::move(exact);
+            std::swap(offset, exact);
             arena_bytes = exact_bytes;
             strategy = ArenaStrategy::size_first_fit;
         }
@@ -164,9 +186,10 @@ template <activation_graph G, size_oracle Oracle>
     if (request->deferred) return ArenaStatus::deferred(std::move(sizes.unknown));
     detail::NodeTouches touches;
     detail::node_touches(g, *live, touches);
+    detail::StreamWork work;
     ArenaPlan plan;
     if (auto ok = detail::plan_stream_items(request->planned(*live), sizes.bytes, options.scratch_bytes, touches, *clocks,
-                                            arena_options, plan);
+                                            arena_options, work, plan);
         !ok)
         return unexpected(ok.error());
     plan.dynamic_values = std::move(sizes.unknown);
@@ -179,8 +202,8 @@ namespace detail {
 // node's touches and the liveness, made once; per request, the sizes and
 // scratch go in and plan_arena_concurrent's plan (for those sizes, that
 // scratch, the same options) comes out. Nodes on several streams (with
-// one, PlannedModel keeps an ArenaPlanner: plan_arena's plan). Allocates
-// per request.
+// one, PlannedModel keeps an ArenaPlanner: plan_arena's plan). Its working
+// memory is kept too (StreamWork).
 class StreamArenaPlanner : public KeptPlanning {
 public:
     using Outcome = ArenaPlanner::Outcome;
@@ -207,7 +230,7 @@ public:
         auto sized = size_request(oracle);
         if (!sized) return unexpected(sized.error());
         if (!*sized) return Outcome::deferred;
-        if (auto ok = plan_stream_items(planned(), sizes_.bytes, scratch_, touches_, clocks_, options_, out); !ok)
+        if (auto ok = plan_stream_items(planned(), sizes_.bytes, scratch_, touches_, clocks_, options_, work_, out); !ok)
             return unexpected(ok.error());
         report_dynamic(out.dynamic_values);
         bound_ = out.proven_bound_bytes;
@@ -225,6 +248,7 @@ private:
     StreamClocks clocks_;
     NodeTouches touches_;
     ArenaOptions options_;
+    StreamWork work_;
     std::size_t bound_ = 0;
 };
 

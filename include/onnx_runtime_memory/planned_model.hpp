@@ -70,8 +70,7 @@ public:
     // sequential model, bit for bit. A description the planner cannot follow
     // is PlanError::bad_streams, as is an in-place hint or a pin on several
     // streams; plan_spilled refuses a model on several streams (bad_streams).
-    // On several streams every request allocates (its items, windows and
-    // pairs); the sequential model does not after the first.
+    // Its working memory is kept, as create's is (tests/no_allocation_test.cpp).
     template <activation_graph G>
     [[nodiscard]] static expected<PlannedModel, PlanError> create_on_streams(const G& g, ViewMap views, Streams streams,
                                                                              PlanOptions options = {},

@@ -22,6 +22,12 @@
 
 namespace onnx_runtime_memory::detail {
 
+// The network's memory, kept by a caller that finds many antichains.
+struct AntichainSpace {
+    std::vector<std::uint32_t> to, start, out, fill, level, queue, next, path;
+    std::vector<std::size_t> cap;
+};
+
 // `before(i, j)`: item i is ordered strictly before item j (a strict
 // partial order; items of weight 0 are left out). nullopt when the total
 // weight overflows or the work would pass what is left of `budget` (a step:
@@ -30,7 +36,7 @@ namespace onnx_runtime_memory::detail {
 // breadth-first phases.
 template <class Before>
 [[nodiscard]] std::optional<std::size_t> heaviest_antichain(std::span<const std::size_t> weight, Before&& before,
-                                                            std::size_t& budget) {
+                                                            std::size_t& budget, AntichainSpace& space) {
     const std::size_t n = weight.size();
     std::size_t total = 0;
     for (std::size_t w : weight)
@@ -51,8 +57,11 @@ template <class Before>
     // e goes to to[e] with residual capacity cap[e]; its twin e ^ 1 runs
     // back (so e comes from to[e ^ 1]); out[node] lists a node's edges (CSR).
     const std::uint32_t source = 0, sink = static_cast<std::uint32_t>(1 + 2 * n);
-    std::vector<std::uint32_t> to;
-    std::vector<std::size_t> cap;
+    std::vector<std::uint32_t>&to = space.to, &start = space.start, &out = space.out, &fill = space.fill,
+                              &level = space.level, &queue = space.queue, &next = space.next, &path = space.path;
+    std::vector<std::size_t>& cap = space.cap;
+    to.clear();
+    cap.clear();
     const auto edge = [&](std::size_t a, std::size_t b, std::size_t c) {
         to.push_back(static_cast<std::uint32_t>(b));
         cap.push_back(c);
@@ -69,17 +78,17 @@ template <class Before>
     }
     if (to.size() >= std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
     const std::size_t nodes = 2 + 2 * n;
-    std::vector<std::uint32_t> start(nodes + 1, 0), out(to.size());
+    start.assign(nodes + 1, 0);
+    out.resize(to.size());
     for (std::size_t e = 0; e < to.size(); ++e) ++start[to[e ^ 1] + 1];
     for (std::size_t v = 0; v < nodes; ++v) start[v + 1] += start[v];
-    {
-        std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-        for (std::size_t e = 0; e < to.size(); ++e) out[fill[to[e ^ 1]]++] = static_cast<std::uint32_t>(e);
-    }
+    fill.assign(start.begin(), start.end() - 1);
+    for (std::size_t e = 0; e < to.size(); ++e) out[fill[to[e ^ 1]]++] = static_cast<std::uint32_t>(e);
 
     // Dinic: levels by breadth-first search, then blocking flow along level
     // steps, depth first without recursion (paths may be 2n + 1 edges long).
-    std::vector<std::uint32_t> level(nodes), queue, next(nodes), path;
+    level.resize(nodes);
+    next.resize(nodes);
     constexpr std::uint32_t unreached = std::numeric_limits<std::uint32_t>::max();
     const auto levels = [&]() -> std::optional<bool> {
         std::fill(level.begin(), level.end(), unreached);

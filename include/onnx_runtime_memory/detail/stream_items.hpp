@@ -18,6 +18,7 @@
 #include "antichain.hpp"
 #include "checked.hpp"
 #include "ids.hpp"
+#include "sort.hpp"
 
 namespace onnx_runtime_memory::detail {
 
@@ -86,27 +87,55 @@ void node_touches(const G& g, const Liveness& live, NodeTouches& out) {
         if (const auto v = to_value_id(x, V)) out.kept.push_back(live.roots[*v]);
 }
 
+// The working memory of the functions below, kept by a caller that plans
+// again (StreamArenaPlanner): a request then allocates only where it needs
+// more than any before it.
+struct StreamSpace {
+    std::vector<std::size_t> stream_start;  // each stream's nodes at stream_node[stream_start[s] ..]
+    std::vector<NodeIndex> stream_node, settled_at;
+    std::vector<std::uint8_t> written, touched, kept, ends;
+    std::vector<std::uint32_t> seen, held;
+    SortSpace sort;  // stable sorts without std::stable_sort's buffer
+    std::vector<std::size_t> starting, ending, fill, weight;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::vector<std::pair<std::size_t, std::size_t>> taken;
+    std::vector<std::pair<std::size_t, NodeIndex>> points;
+    AntichainSpace flow;
+};
+
 // O((N + E + n) K). `item_of[root]`: the owner's item, or Reach::always.
 inline void touch_items(const NodeTouches& touches, const StreamClocks& clocks, const std::vector<std::uint32_t>& item_of,
-                        StreamItems& it) {
+                        StreamItems& it, StreamSpace& space) {
     const std::size_t K = clocks.streams, N = clocks.rank.size(), n = it.bytes.size();
-    // settled_at[node]: the first position not before it, over its stream's and the others' next nodes.
-    std::vector<std::vector<NodeIndex>> on_stream(K);
-    for (std::size_t m = 0; m < N; ++m) on_stream[clocks.stream[m]].push_back(static_cast<NodeIndex>(m));
-    std::vector<NodeIndex> settled_at(N);
+    // settled_at[node]: the first position not before it, over its stream's and the others' next nodes
+    // (the node of rank r on stream s is stream_node[stream_start[s] + r - 1]).
+    auto& start = space.stream_start;
+    start.assign(K + 1, 0);
+    for (std::size_t m = 0; m < N; ++m) ++start[clocks.stream[m] + 1];
+    for (std::size_t s = 0; s < K; ++s) start[s + 1] += start[s];
+    space.stream_node.resize(N);
+    for (std::size_t m = 0; m < N; ++m) space.stream_node[start[clocks.stream[m]] + clocks.rank[m] - 1] = static_cast<NodeIndex>(m);
+    auto& settled_at = space.settled_at;
+    settled_at.resize(N);
     for (std::size_t m = 0; m < N; ++m) {
         NodeIndex at = static_cast<NodeIndex>(m);
         for (std::size_t s = 0; s < K; ++s)
-            if (const std::uint32_t done = clocks.row(m)[s]; done < on_stream[s].size()) at = std::min(at, on_stream[s][done]);
+            if (const std::uint32_t done = clocks.row(m)[s]; done < start[s + 1] - start[s])
+                at = std::min(at, space.stream_node[start[s] + done]);
         settled_at[m] = at;
     }
+    it.node_bound = it.order_bound = 0;
     it.reach.last.assign(n * K, 0);
     it.reach.first.assign(n * K, Reach::always);
     it.settled.assign(n, static_cast<NodeIndex>(N));
     it.first.assign(n, static_cast<NodeIndex>(N));
     it.last.assign(n, 0);
-    std::vector<std::uint8_t> written(n, 0), touched(n, 0), kept(n, 0);
-    std::vector<std::uint32_t> seen(n, Reach::always);  // the node an item was last counted at
+    auto &written = space.written, &touched = space.touched, &kept = space.kept;
+    written.assign(n, 0);
+    touched.assign(n, 0);
+    kept.assign(n, 0);
+    auto& seen = space.seen;  // the node an item was last counted at
+    seen.assign(n, Reach::always);
     const auto touch = [&](std::size_t item, std::size_t m, std::size_t& at_node) {
         const std::uint32_t* row = clocks.row(m);
         auto* last = it.reach.last.data() + item * K;
@@ -138,7 +167,9 @@ inline void touch_items(const NodeTouches& touches, const StreamClocks& clocks, 
     std::size_t total = 0;  // when the items' bytes add up past SIZE_MAX, no order bound (node_bound still holds)
     bool overflows = false;
     for (std::size_t b : it.bytes) overflows = overflows || add_overflows(total, b, total);
-    std::vector<std::size_t> change(N + 1, 0), ending(N + 1, 0);  // bytes starting / ending at each position
+    auto &change = space.starting, &ending = space.ending;  // bytes starting / ending at each position
+    change.assign(N + 1, 0);
+    ending.assign(N + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
         if (i < it.owners && !written[i]) {  // a graph input in the arena: there before any node
             std::fill_n(it.reach.first.begin() + static_cast<std::ptrdiff_t>(i * K), K, 0u);
@@ -170,11 +201,13 @@ struct WindowPairs {
     std::vector<std::size_t> start;
     std::vector<std::uint32_t> at;
 };
-[[nodiscard]] inline bool window_pairs(const StreamItems& it, std::size_t budget, WindowPairs& out) {
+[[nodiscard]] inline bool window_pairs(const StreamItems& it, std::size_t budget, WindowPairs& out, StreamSpace& space) {
     const std::size_t n = it.bytes.size();
-    std::vector<std::uint32_t> by_start(n);
-    for (std::size_t i = 0; i < n; ++i) by_start[i] = static_cast<std::uint32_t>(i);
-    std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t a, std::uint32_t b) { return it.settled[a] < it.settled[b]; });
+    space.sort.at.resize(n);
+    space.sort.key.resize(n);
+    for (std::size_t i = 0; i < n; ++i) space.sort.at[i] = static_cast<std::uint32_t>(i), space.sort.key[i] = it.settled[i];
+    radix_sort(space.sort);
+    const std::vector<std::uint32_t>& by_start = space.sort.at;  // by settled, ties by item
     std::size_t count = 0;  // counted first, by binary search, so that too many cost O(n log n)
     for (std::size_t k = 0; k < n; ++k) {
         const auto after = std::upper_bound(by_start.begin() + static_cast<std::ptrdiff_t>(k) + 1, by_start.end(),
@@ -182,8 +215,8 @@ struct WindowPairs {
         count += static_cast<std::size_t>(after - by_start.begin()) - k - 1;
         if (count > budget / 2) return false;
     }
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-    pairs.reserve(count);
+    auto& pairs = space.pairs;
+    pairs.clear();
     for (std::size_t k = 0; k < n; ++k)  // each pair once, from the one starting first
         for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m)
             pairs.emplace_back(by_start[k], by_start[m]);
@@ -191,7 +224,8 @@ struct WindowPairs {
     for (const auto& [a, b] : pairs) ++out.start[a + 1], ++out.start[b + 1];
     for (std::size_t i = 0; i < n; ++i) out.start[i + 1] += out.start[i];
     out.at.resize(2 * pairs.size());
-    std::vector<std::size_t> fill(out.start.begin(), out.start.end() - 1);
+    auto& fill = space.fill;
+    fill.assign(out.start.begin(), out.start.end() - 1);
     for (const auto& [a, b] : pairs) out.at[fill[a]++] = b, out.at[fill[b]++] = a;
     return true;
 }
@@ -201,14 +235,17 @@ struct WindowPairs {
 // it. O(pairs (K + log n)). Returns n, or the item whose end would pass
 // SIZE_MAX.
 [[nodiscard]] inline std::size_t place_by_conflicts(const StreamItems& it, std::size_t K, const WindowPairs& pairs,
-                                                    std::vector<std::size_t>& offset, std::size_t& arena_bytes) {
+                                                    std::vector<std::size_t>& offset, std::size_t& arena_bytes,
+                                                    StreamSpace& space) {
     const std::size_t n = it.bytes.size();
-    std::vector<std::uint32_t> order(n);
-    for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return it.bytes[a] > it.bytes[b]; });
+    space.sort.at.resize(n);
+    space.sort.key.resize(n);
+    for (std::size_t i = 0; i < n; ++i) space.sort.at[i] = static_cast<std::uint32_t>(i), space.sort.key[i] = descending(it.bytes[i]);
+    radix_sort(space.sort);
+    const std::vector<std::uint32_t>& order = space.sort.at;  // largest first, ties by item
     offset.assign(n, no_offset);
     arena_bytes = 0;
-    std::vector<std::pair<std::size_t, std::size_t>> taken;  // (offset, end) of the conflicting placed items
+    auto& taken = space.taken;  // (offset, end) of the conflicting placed items
     for (const std::uint32_t i : order) {
         taken.clear();
         for (std::size_t k = pairs.start[i]; k < pairs.start[i + 1]; ++k) {
@@ -240,27 +277,31 @@ struct WindowPairs {
 // bound); each a heaviest_antichain of its items within what is left of
 // `budget` (a position whose items' pairs alone pass it is passed over). Returns the bound, raised where an antichain was found heavier.
 [[nodiscard]] inline std::size_t antichain_bound(const StreamItems& it, std::size_t K, std::size_t bound,
-                                                 std::size_t target, std::size_t budget) {
+                                                 std::size_t target, std::size_t budget, StreamSpace& space) {
     const std::size_t n = it.bytes.size(), N = n == 0 ? 0 : std::size_t{*std::max_element(it.last.begin(), it.last.end())} + 1;
     std::size_t total = 0;
     for (std::size_t b : it.in_use)
         if (add_overflows(total, b, total)) return bound;
-    std::vector<std::size_t> starting(N + 1, 0), ending(N + 1, 0);  // bytes of windows starting, ending at each position
-    std::vector<std::uint8_t> ends(N, 0);
+    auto &starting = space.starting, &ending = space.ending;  // bytes of windows starting, ending at each position
+    starting.assign(N + 1, 0);
+    ending.assign(N + 1, 0);
+    auto& ends = space.ends;
+    ends.assign(N, 0);
     for (std::size_t i = 0; i < n; ++i)
         if (it.in_use[i] > 0) {
             starting[it.settled[i]] += it.in_use[i];
             ending[it.last[i] + 1] += it.in_use[i];
             ends[it.last[i]] = 1;
         }
-    std::vector<std::pair<std::size_t, NodeIndex>> points;  // (bytes of windows, position)
+    auto& points = space.points;  // (bytes of windows, position)
+    points.clear();
     for (std::size_t t = 0, live = 0; t < N; ++t) {
         live = live - ending[t] + starting[t];
         if (ends[t] && live > bound) points.emplace_back(live, static_cast<NodeIndex>(t));
     }
     std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-    std::vector<std::uint32_t> held;
-    std::vector<std::size_t> weight;
+    auto& held = space.held;
+    auto& weight = space.weight;
     for (const auto& [bytes, t] : points) {
         if (bytes <= bound || bound >= target || budget == 0) break;
         held.clear();
@@ -272,7 +313,8 @@ struct WindowPairs {
             }
         if (saturating_mul(held.size(), held.size()) > budget) continue;  // its pairs alone would pass the budget
         const auto found = heaviest_antichain(
-            weight, [&](std::size_t a, std::size_t b) { return gives_way(it.reach, K, held[a], held[b]); }, budget);
+            weight, [&](std::size_t a, std::size_t b) { return gives_way(it.reach, K, held[a], held[b]); }, budget,
+            space.flow);
         bound = std::max(bound, found.value_or(0));
     }
     return bound;
