@@ -2,7 +2,7 @@
 // and on generated families, at 1, 2, 4 and 8 streams (nodes assigned by
 // orm::streams_by_list_scheduling).
 //
-//   bench_streams [--max-nodes N] [--seeds K] [--held-out] [--corpus DIR]
+//   bench_streams [--max-nodes N] [--seeds K] [--held-out] [--corpus DIR] [--scratch BYTES]
 //
 // Each row: one buffer per tensor (what ONNX Runtime's parallel mode
 // allocates), the sequential plan (plan_arena: unsafe across streams, for
@@ -13,7 +13,8 @@
 // create_on_streams (the same plan, checked; the clocks, the liveness and
 // the nodes' touches made once). Times are medians of 5. Families from 1k
 // to --max-nodes (20k) nodes, --seeds seeds each (--held-out: from another
-// base than the one tuned on).
+// base than the one tuned on). --scratch BYTES: node n asks for BYTES x
+// (n % 3) bytes of scratch (a workspace on two nodes in three), in every plan.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
 #include <algorithm>
@@ -45,7 +46,11 @@ double median_ms(F&& f) {
 
 // One graph at 1, 2, 4 and 8 streams. False when a plan is invalid.
 template <class G, class Oracle>
-bool rows(const char* name, const G& g, const orm::ViewMap& views, const Oracle& oracle, double& worst_ratio, double& worst_time) {
+bool rows(const char* name, const G& g, const orm::ViewMap& views, const Oracle& oracle, std::size_t scratch,
+          double& worst_ratio, double& worst_time) {
+    orm::PlanOptions options;
+    options.scratch_bytes.resize(scratch > 0 ? g.node_count() : 0);
+    for (std::size_t n = 0; n < options.scratch_bytes.size(); ++n) options.scratch_bytes[n] = scratch * (n % 3);
     const auto live = orm::compute_liveness(g, views);
     if (!live) return std::fprintf(stderr, "%s: %s\n", name, live.error().message().c_str()), false;
     std::size_t naive = 0;
@@ -53,17 +58,17 @@ bool rows(const char* name, const G& g, const orm::ViewMap& views, const Oracle&
     for (std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
         const orm::Streams streams = orm::streams_by_list_scheduling(g, k);
         std::size_t sequential = 0, ours = 0, bound = 0;
-        const double seq_ms = median_ms([&] { sequential = orm::plan_arena(g, views, oracle)->plan().arena_bytes; });
+        const double seq_ms = median_ms([&] { sequential = orm::plan_arena(g, views, oracle, options)->plan().arena_bytes; });
         orm::ArenaPlan plan;
-        const double ms = median_ms([&] { plan = orm::plan_arena_concurrent(g, views, oracle, streams)->plan(); });
-        auto model = orm::PlannedModel::create_on_streams(g, views, streams);
+        const double ms = median_ms([&] { plan = orm::plan_arena_concurrent(g, views, oracle, streams, options)->plan(); });
+        auto model = orm::PlannedModel::create_on_streams(g, views, streams, options);
         if (!model) return std::fprintf(stderr, "%s: %s\n", name, model.error().message().c_str()), false;
         const double request_ms = median_ms([&] { (void)model->plan(oracle); });
         if (!(model->arena() == plan))
             return std::fprintf(stderr, "%s on %zu streams: PlannedModel's plan differs\n", name, k), false;
         ours = plan.arena_bytes;
         bound = plan.proven_bound_bytes;
-        if (auto ok = orm::validate_arena_concurrent(g, views, plan, oracle, streams, 64); !ok)
+        if (auto ok = orm::validate_arena_concurrent(g, views, plan, oracle, streams, 64, options); !ok)
             return std::fprintf(stderr, "%s on %zu streams: invalid: %s\n", name, k, ok.error().message().c_str()), false;
         const double ratio = static_cast<double>(ours) / static_cast<double>(std::max<std::size_t>(bound, 1));
         const double slower = ms / std::max(seq_ms, 1e-6);
@@ -79,6 +84,7 @@ bool rows(const char* name, const G& g, const orm::ViewMap& views, const Oracle&
 
 int main(int argc, char** argv) {
     std::size_t max_nodes = 20000, seeds = 2;
+    std::size_t scratch = 0;
     bool held_out = false;
     std::string corpus = ORM_DATA_DIR "/corpus";  // ONNX_RUNTIME_MEMORY_DATA_DIR at configure time
     for (int i = 1; i < argc; ++i) {
@@ -87,7 +93,11 @@ int main(int argc, char** argv) {
         else if (a == "--seeds" && i + 1 < argc) seeds = std::stoul(argv[++i]);
         else if (a == "--held-out") held_out = true;
         else if (a == "--corpus" && i + 1 < argc) corpus = argv[++i];
-        else return std::fprintf(stderr, "usage: bench_streams [--max-nodes N] [--seeds K] [--held-out] [--corpus DIR]\n"), 2;
+        else if (a == "--scratch" && i + 1 < argc) scratch = std::stoul(argv[++i]);
+        else
+            return std::fprintf(stderr, "usage: bench_streams [--max-nodes N] [--seeds K] [--held-out] [--corpus DIR] "
+                                        "[--scratch BYTES]\n"),
+                   2;
     }
     std::printf("%-24s %7s %2s %13s %13s %9s %13s %9s %13s %8s %6s %10s\n", "graph", "nodes", "K", "one each", "sequential",
                 "seq ms", "ours", "ours ms", "bound", "/ bound", "x time", "request ms");
@@ -103,7 +113,7 @@ int main(int argc, char** argv) {
         const auto views = ir::views_from_ops(*g);
         const orm::SymbolBounds bounds{{"batch", 1}};  // resnet50_dynamic_batch at batch 1; no other graph has symbols
         const auto oracle = orm::bounded_size_oracle(*g, bounds);
-        if (!rows(file.stem().string().c_str(), *g, views, oracle, corpus_ratio, corpus_time)) return 1;
+        if (!rows(file.stem().string().c_str(), *g, views, oracle, scratch, corpus_ratio, corpus_time)) return 1;
     }
     struct Family {
         const char* name;
@@ -124,7 +134,7 @@ int main(int argc, char** argv) {
                 if (nodes > max_nodes) break;
                 const synthetic::Synthetic s = f.make(nodes, (seed_base ^ nodes) + k);
                 const std::string name = std::string(f.name) + " #" + std::to_string(k);
-                if (!rows(name.c_str(), s.graph, s.views, s.oracle(), family_ratio, family_time)) return 1;
+                if (!rows(name.c_str(), s.graph, s.views, s.oracle(), scratch, family_ratio, family_time)) return 1;
             }
     std::printf("worst ours / bound: corpus %.4f, families %.4f; worst time over the sequential plan's: corpus %.2fx, "
                 "families %.2fx\n",

@@ -36,8 +36,12 @@ namespace detail {
 
 // The working memory of plan_stream_items, kept by StreamArenaPlanner: a
 // request allocates only where it needs more than any before it (more
-// items or pairs, or a strategy that had not run).
+// items or pairs, or a strategy that had not run). A single plan (`keep`
+// false) frees the windows' strategies' memory once they are done, as
+// plan_offsets does, so that the steps after them reuse its pages (a
+// fresh page costs microseconds on some VMs).
 struct StreamWork {
+    bool keep = true;
     StreamItems items;
     std::vector<std::uint32_t> item_of;
     StreamSpace space;
@@ -101,17 +105,36 @@ struct StreamWork {
         arena_bytes = std::max(arena_bytes, end);
     }
     ArenaStrategy strategy = work.placed.strategy;
+    if (!work.keep) work.windows = {}, work.columns = {}, work.born = {}, work.dying = {}, work.place = {}, work.placed = {};
 
     // A 16th of the sequential strategies' budget each: 64 steps an owner by default, so that the
     // plan stays within a few times the sequential plan's time where the windows leave a gap.
     const std::size_t budget = saturating_mul(arena_options.work_per_owner, std::max<std::size_t>(n, 4096)) / 16;
     if (arena_bytes > bound) bound = antichain_bound(items, K, bound, arena_bytes, budget, work.space);
-    if (arena_bytes > bound && window_pairs(items, budget, work.pairs, work.space)) {
+    if (arena_bytes > bound) {
+        // The exact placement: every item by its conflicts where their window pairs fit the budget; else,
+        // where the owners' and the scratch's each do, the owners by theirs and the scratch by theirs above
+        // them (a little scratch on many nodes can pass the budget that the owners alone fit).
         std::vector<std::size_t>& exact = work.exact;
+        exact.assign(n, no_offset);
         std::size_t exact_bytes = 0;
-        if (const std::size_t failed = place_by_conflicts(items, K, work.pairs, exact, exact_bytes, work.space); failed < n)
-            return overflow(failed);
-        if (exact_bytes < arena_bytes) {
+        std::size_t failed = n;  // an item whose end would pass SIZE_MAX
+        const auto by_conflicts = [&](ItemRange range, std::size_t& end) {  // false: its pairs pass the budget
+            if (!window_pairs(items, range, budget, work.pairs, work.space)) return false;
+            const std::size_t at = place_by_conflicts(items, range, K, work.pairs, exact, end, work.space);
+            if (at < range.to) failed = at;
+            return true;
+        };
+        bool placed = by_conflicts({0, n}, exact_bytes);
+        if (!placed && items.owners < n) {
+            std::size_t owners_end = 0, scratch_end = 0;
+            placed = by_conflicts({0, items.owners}, owners_end) && failed == n && by_conflicts({items.owners, n}, scratch_end);
+            for (std::size_t i = items.owners; placed && failed == n && i < n; ++i)
+                if (add_overflows(exact[i], owners_end, exact[i])) failed = i;
+            if (placed && failed == n && add_overflows(owners_end, scratch_end, exact_bytes)) failed = n - 1;
+        }
+        if (failed < n) return overflow(failed);
+        if (placed && exact_bytes < arena_bytes) {
             std::swap(offset, exact);
             arena_bytes = exact_bytes;
             strategy = ArenaStrategy::size_first_fit;
@@ -154,8 +177,9 @@ struct StreamWork {
 // (detail::StreamItems): safe, and about as fast as the sequential plan. While
 // that is above the bound, the heaviest antichain raises the bound, then
 // the items placed largest first at the lowest offset clear of the placed
-// ones they are not ordered with (a test of O(K) a pair); the smaller plan
-// kept (ties: the first). proven_bound_bytes: the most of the bytes whose
+// ones they are not ordered with (a test of O(K) a pair; where the pairs of
+// all items pass the budget, the owners so, then the scratch so above them);
+// the smaller plan kept (ties: the first). proven_bound_bytes: the most of the bytes whose
 // spans meet at one position of the graph's order, of the bytes one node
 // touches, and of the heaviest antichain (items no two of which are
 // ordered, detail::heaviest_antichain) when that ran. With every node on
@@ -168,7 +192,7 @@ struct StreamWork {
 // sequential strategies' time, and, only while above the bound, at most
 // work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
 // each of the antichain (24 bytes a pair of ordered items) and the exact
-// placement.
+// placement (for each of the owners and the scratch, when apart).
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena_concurrent(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                      const Streams& streams,
@@ -187,6 +211,7 @@ template <activation_graph G, size_oracle Oracle>
     detail::NodeTouches touches;
     detail::node_touches(g, *live, touches);
     detail::StreamWork work;
+    work.keep = false;
     ArenaPlan plan;
     if (auto ok = detail::plan_stream_items(request->planned(*live), sizes.bytes, options.scratch_bytes, touches, *clocks,
                                             arena_options, work, plan);

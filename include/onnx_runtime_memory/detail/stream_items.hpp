@@ -97,7 +97,6 @@ struct StreamSpace {
     std::vector<std::uint32_t> seen, held;
     SortSpace sort;  // stable sorts without std::stable_sort's buffer
     std::vector<std::size_t> starting, ending, fill, weight;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
     std::vector<std::pair<std::size_t, std::size_t>> taken;
     std::vector<std::pair<std::size_t, NodeIndex>> points;
     AntichainSpace flow;
@@ -193,19 +192,29 @@ inline void touch_items(const NodeTouches& touches, const StreamClocks& clocks, 
     }
 }
 
-// The pairs of items whose windows meet, as a list per item (CSR:
-// item i's are at[start[i], start[i + 1])): every pair that may conflict is
-// among them. False, with nothing listed, when there are more than
-// `budget` / 2 pairs (counted first, in O(n log n)). O(n log n + pairs).
+// The items [from, to): the owners, the scratch, or all of them.
+struct ItemRange {
+    std::size_t from = 0, to = 0;
+};
+
+// The pairs of items of `range` whose windows meet, as a list per item (CSR:
+// item i's are at[start[i], start[i + 1])): every pair of them that may
+// conflict is among them. False, with nothing listed, when there are more
+// than `budget` / 2 pairs (counted first, in O(r log r) for r items).
+// O(r log r + pairs).
 struct WindowPairs {
     std::vector<std::size_t> start;
     std::vector<std::uint32_t> at;
 };
-[[nodiscard]] inline bool window_pairs(const StreamItems& it, std::size_t budget, WindowPairs& out, StreamSpace& space) {
-    const std::size_t n = it.bytes.size();
+[[nodiscard]] inline bool window_pairs(const StreamItems& it, ItemRange range, std::size_t budget, WindowPairs& out,
+                                       StreamSpace& space) {
+    const std::size_t n = range.to - range.from;
     space.sort.at.resize(n);
     space.sort.key.resize(n);
-    for (std::size_t i = 0; i < n; ++i) space.sort.at[i] = static_cast<std::uint32_t>(i), space.sort.key[i] = it.settled[i];
+    for (std::size_t k = 0; k < n; ++k) {
+        space.sort.at[k] = static_cast<std::uint32_t>(range.from + k);
+        space.sort.key[k] = it.settled[range.from + k];
+    }
     radix_sort(space.sort);
     const std::vector<std::uint32_t>& by_start = space.sort.at;  // by settled, ties by item
     std::size_t count = 0;  // counted first, by binary search, so that too many cost O(n log n)
@@ -215,35 +224,41 @@ struct WindowPairs {
         count += static_cast<std::size_t>(after - by_start.begin()) - k - 1;
         if (count > budget / 2) return false;
     }
-    auto& pairs = space.pairs;
-    pairs.clear();
-    for (std::size_t k = 0; k < n; ++k)  // each pair once, from the one starting first
-        for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m)
-            pairs.emplace_back(by_start[k], by_start[m]);
-    out.start.assign(n + 1, 0);
-    for (const auto& [a, b] : pairs) ++out.start[a + 1], ++out.start[b + 1];
-    for (std::size_t i = 0; i < n; ++i) out.start[i + 1] += out.start[i];
-    out.at.resize(2 * pairs.size());
+    // Each pair once, from the one starting first: counted by item, then listed (no list of pairs to keep).
+    const auto each_pair = [&](auto&& f) {
+        for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t m = k + 1; m < n && it.settled[by_start[m]] <= it.last[by_start[k]]; ++m) f(by_start[k], by_start[m]);
+    };
+    const std::size_t items = it.bytes.size();
+    out.start.assign(items + 1, 0);
+    each_pair([&](std::uint32_t a, std::uint32_t b) { ++out.start[a + 1], ++out.start[b + 1]; });
+    for (std::size_t i = 0; i < items; ++i) out.start[i + 1] += out.start[i];
+    out.at.resize(2 * count);
     auto& fill = space.fill;
     fill.assign(out.start.begin(), out.start.end() - 1);
-    for (const auto& [a, b] : pairs) out.at[fill[a]++] = b, out.at[fill[b]++] = a;
+    each_pair([&](std::uint32_t a, std::uint32_t b) { out.at[fill[a]++] = b, out.at[fill[b]++] = a; });
     return true;
 }
 
-// Largest first (ties by item order), each at the lowest offset clear of
-// the placed items it is not ordered with, among those whose windows meet
-// it. O(pairs (K + log n)). Returns n, or the item whose end would pass
-// SIZE_MAX.
-[[nodiscard]] inline std::size_t place_by_conflicts(const StreamItems& it, std::size_t K, const WindowPairs& pairs,
-                                                    std::vector<std::size_t>& offset, std::size_t& arena_bytes,
-                                                    StreamSpace& space) {
-    const std::size_t n = it.bytes.size();
+// The items of `range`, largest first (ties by item order), each at the
+// lowest offset clear of the placed items it is not ordered with, among
+// those whose windows meet it (`pairs`, of that range). `offset`, sized to
+// every item, is written for the range only; arena_bytes is the range's
+// end. O(pairs (K + log r)). Returns range.to, or the item whose end would
+// pass SIZE_MAX.
+[[nodiscard]] inline std::size_t place_by_conflicts(const StreamItems& it, ItemRange range, std::size_t K,
+                                                    const WindowPairs& pairs, std::vector<std::size_t>& offset,
+                                                    std::size_t& arena_bytes, StreamSpace& space) {
+    const std::size_t n = range.to - range.from;
     space.sort.at.resize(n);
     space.sort.key.resize(n);
-    for (std::size_t i = 0; i < n; ++i) space.sort.at[i] = static_cast<std::uint32_t>(i), space.sort.key[i] = descending(it.bytes[i]);
+    for (std::size_t k = 0; k < n; ++k) {
+        space.sort.at[k] = static_cast<std::uint32_t>(range.from + k);
+        space.sort.key[k] = descending(it.bytes[range.from + k]);
+    }
     radix_sort(space.sort);
     const std::vector<std::uint32_t>& order = space.sort.at;  // largest first, ties by item
-    offset.assign(n, no_offset);
+    for (std::size_t i = range.from; i < range.to; ++i) offset[i] = no_offset;
     arena_bytes = 0;
     auto& taken = space.taken;  // (offset, end) of the conflicting placed items
     for (const std::uint32_t i : order) {
@@ -264,7 +279,7 @@ struct WindowPairs {
         if (add_overflows(at, it.bytes[i], end)) return i;
         arena_bytes = std::max(arena_bytes, end);
     }
-    return n;
+    return range.to;
 }
 
 // The heaviest antichain of the items, found among the items whose windows
