@@ -121,19 +121,18 @@ struct StreamWork {
         std::size_t failed = n;  // an item whose end would pass SIZE_MAX
         const auto by_conflicts = [&](ItemRange range, std::size_t& end) {  // false: its pairs pass the budget
             if (!window_pairs(items, range, budget, work.pairs, work.space)) return false;
-            const std::size_t at = place_by_conflicts(items, range, K, work.pairs, exact, end, work.space);
-            if (at < range.to) failed = at;
+            failed = place_by_conflicts(items, range, K, work.pairs, exact, end, work.space);
             return true;
         };
         bool placed = by_conflicts({0, n}, exact_bytes);
-        if (!placed && items.owners < n) {
+        if (placed && failed < n) return overflow(failed);
+        if (!placed && items.owners < n) {  // apart; where that would pass SIZE_MAX, the windows' plan stays
             std::size_t owners_end = 0, scratch_end = 0;
-            placed = by_conflicts({0, items.owners}, owners_end) && failed == n && by_conflicts({items.owners, n}, scratch_end);
-            for (std::size_t i = items.owners; placed && failed == n && i < n; ++i)
-                if (add_overflows(exact[i], owners_end, exact[i])) failed = i;
-            if (placed && failed == n && add_overflows(owners_end, scratch_end, exact_bytes)) failed = n - 1;
+            placed = by_conflicts({0, items.owners}, owners_end) && failed == items.owners &&
+                     by_conflicts({items.owners, n}, scratch_end) && failed == n &&
+                     !add_overflows(owners_end, scratch_end, exact_bytes);
+            for (std::size_t i = items.owners; placed && i < n; ++i) exact[i] += owners_end;  // at most exact_bytes
         }
-        if (failed < n) return overflow(failed);
         if (placed && exact_bytes < arena_bytes) {
             std::swap(offset, exact);
             arena_bytes = exact_bytes;
