@@ -118,8 +118,8 @@ int main() {
         dynamic.unknown_sizes = orm::UnknownSizes::dynamic;
         check("residual chain 2k, one size at run time" + at, chain, dynamic,
               chain.graph.node_outputs(chain.graph.node_count() / 2)[0]);
-        // On streams: the windows' plan, and where it is above the bound the antichain; on RandWire without
-        // scratch the pairs fit the budget and the exact placement runs too.
+        // On streams: the windows' plan, and where it is above the bound the antichain; on RandWire the exact
+        // placement too (with scratch, the owners and the scratch apart; without, all items together).
         check("residual chain 2k on 2 streams" + at, chain, {}, orm::no_value, 2);
         check("random DAG 2k on 4 streams" + at, synthetic::random_dag(2000, seed), {}, orm::no_value, 4);
         const auto randwire = synthetic::randwire(4, 250, 4, 0.75, seed);
