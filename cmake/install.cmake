@@ -1,5 +1,5 @@
-# Install rules: headers, CMake package config (architecture-independent:
-# the library is headers only) and a pkg-config file.
+# Install rules: headers, CMake package config (architecture-independent
+# unless the compiled core is installed too) and pkg-config files.
 include(CMakePackageConfigHelpers)
 
 set(ONNX_RUNTIME_MEMORY_CMAKE_DIR "${CMAKE_INSTALL_DATADIR}/onnx_runtime_memory"
@@ -14,6 +14,16 @@ if(TARGET onnx_runtime_memory_fmt)
           DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
 endif()
 
+if(ONNX_RUNTIME_MEMORY_COMPILED)
+  install(TARGETS onnx_runtime_memory_compiled EXPORT onnx_runtime_memory_compiled_targets
+          ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+  install(EXPORT onnx_runtime_memory_compiled_targets NAMESPACE onnx_runtime_memory::
+          DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
+  set(arch_independent)
+else()
+  set(arch_independent ARCH_INDEPENDENT)
+endif()
+
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory-config.cmake.in"
   "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config.cmake"
@@ -21,7 +31,7 @@ configure_package_config_file(
 # 0.x: a new minor version may break the API, so only the same minor matches.
 write_basic_package_version_file(
   "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config-version.cmake"
-  COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
+  COMPATIBILITY SameMinorVersion ${arch_independent})
 install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config.cmake"
               "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config-version.cmake"
         DESTINATION "${ONNX_RUNTIME_MEMORY_CMAKE_DIR}")
@@ -29,3 +39,10 @@ install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory-config.cmake"
 configure_file("${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory.pc.in"
                "${PROJECT_BINARY_DIR}/onnx_runtime_memory.pc" @ONLY)
 install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory.pc" DESTINATION "${CMAKE_INSTALL_DATADIR}/pkgconfig")
+if(ONNX_RUNTIME_MEMORY_COMPILED)
+  # Beside the library it names; prefix found from its own place.
+  file(RELATIVE_PATH ONNX_RUNTIME_MEMORY_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/onnx_runtime_memory_compiled.pc.in"
+                 "${PROJECT_BINARY_DIR}/onnx_runtime_memory_compiled.pc" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/onnx_runtime_memory_compiled.pc" DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
+endif()

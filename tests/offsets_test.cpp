@@ -12,6 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include <onnx_runtime_memory/detail/exact_search.hpp>  // the strategies themselves, which the umbrella header
+#include <onnx_runtime_memory/detail/finishing.hpp>     // declares only when the core is compiled apart
+
 #include "support.hpp"
 #include "synthetic.hpp"
 

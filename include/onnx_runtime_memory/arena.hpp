@@ -239,7 +239,7 @@ public:
             return unexpected(detail::name_owners(ok.error(), live));
         const detail::ArenaBound bound = detail::arena_bound(columns_, born_, dying_);
         bound_ = bound.bytes;
-        detail::place_buffers(columns_, options_, bound, space_, placed_);
+        detail::place_buffers(columns_, options_, bound, *space_, placed_);
         const std::size_t placed_end = detail::settle_arena(columns_, placed_.offset);
         out.offsets.assign(live.value_count(), no_offset);
         out.scratch_offsets.assign(scratch_.size(), no_offset);
@@ -292,7 +292,7 @@ private:
     std::vector<Buffer> buffers_;
     detail::Buffers columns_;
     std::vector<std::size_t> born_, dying_, slot_offset_;
-    detail::PlaceSpace space_;
+    detail::PlaceSpaceHandle space_;
     detail::Placement placed_;
     detail::SlotPool pool_;
     ActivationPlan slots_;

@@ -49,7 +49,7 @@ struct StreamWork {
     std::vector<Buffer> windows;  // the sequential strategies' problem, and their working memory
     Buffers columns;
     std::vector<std::size_t> born, dying, offset, exact;
-    PlaceSpace place;
+    PlaceSpaceHandle place;
     Placement placed;
 };
 
@@ -94,7 +94,7 @@ struct StreamWork {
     work.windows.resize(n);
     for (std::size_t i = 0; i < n; ++i) work.windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
     if (auto ok = checked_columns(work.windows, alignment, work.columns); !ok) return unexpected(ok.error());
-    place_buffers(work.columns, arena_options, arena_bound(work.columns, work.born, work.dying), work.place, work.placed);
+    place_buffers(work.columns, arena_options, arena_bound(work.columns, work.born, work.dying), *work.place, work.placed);
     static_cast<void>(settle_arena(work.columns, work.placed.offset));  // its end: summed below, naming an overflow
     std::vector<std::size_t>& offset = work.offset;
     offset.resize(n);

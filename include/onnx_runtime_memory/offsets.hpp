@@ -57,7 +57,7 @@
 #include "detail/buffers.hpp"
 #include "detail/checked.hpp"
 #include "detail/lower_bounds.hpp"
-#include "detail/portfolio.hpp"
+#include "detail/place.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "plan_types.hpp"
@@ -85,8 +85,8 @@ namespace detail {
     plan.lower_bound_bytes = bound.bytes;
     Placement placement;
     {
-        PlaceSpace space;  // freed before the plan's offsets are allocated
-        place_buffers(b, options, bound, space, placement);
+        const PlaceSpaceHandle space;  // freed before the plan's offsets are allocated
+        place_buffers(b, options, bound, *space, placement);
     }
     plan.arena_bytes = settle_arena(b, placement.offset);
     plan.offsets.assign(b.count(), 0);

@@ -2,7 +2,7 @@
 # here): runs the real portfile.cmake with stand-ins for the vcpkg helpers it
 # calls, each doing what vcpkg does with exactly the flags vcpkg passes, then
 # checks the installed layout and builds a find_package consumer on it.
-#   cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<dir> -DCXX=<compiler> -DFEATURES=fmt|"" -DGENERATOR=<gen> -DVERSION=x.y.z
+#   cmake -DSOURCE_DIR=<repo> -DWORK_DIR=<dir> -DCXX=<compiler> -DFEATURES=fmt|compiled|"" -DGENERATOR=<gen> -DVERSION=x.y.z
 #         -P vcpkg_port.cmake
 cmake_minimum_required(VERSION 3.23)
 set(port_dir "${SOURCE_DIR}/cmake/vcpkg/onnx-runtime-memory")
@@ -91,8 +91,12 @@ include("${port_dir}/portfile.cmake")
 # ---- the installed layout: headers and share/ only, no lib/, no debug/, no empty folders ----
 file(GLOB top RELATIVE "${CURRENT_PACKAGES_DIR}" "${CURRENT_PACKAGES_DIR}/*")
 list(SORT top)
-if(NOT top STREQUAL "include;share")
-  message(FATAL_ERROR "top-level folders: ${top} (expected include;share)")
+set(expected_top "include;share")
+if("compiled" IN_LIST FEATURES)
+  set(expected_top "include;lib;share")  # lib/: the compiled core and its pkg-config file
+endif()
+if(NOT top STREQUAL expected_top)
+  message(FATAL_ERROR "top-level folders: ${top} (expected ${expected_top})")
 endif()
 file(GLOB_RECURSE all LIST_DIRECTORIES true "${CURRENT_PACKAGES_DIR}/*")
 foreach(p IN LISTS all)
@@ -122,10 +126,17 @@ set(with_fmt OFF)
 if("fmt" IN_LIST FEATURES)
   set(with_fmt ON)
 endif()
+set(with_compiled OFF)
+if("compiled" IN_LIST FEATURES)
+  set(with_compiled ON)
+  if(NOT EXISTS "${CURRENT_PACKAGES_DIR}/lib/libonnx_runtime_memory.a")
+    message(FATAL_ERROR "feature compiled: lib/libonnx_runtime_memory.a is not installed")
+  endif()
+endif()
 execute_process(
   COMMAND "${CMAKE_CTEST_COMMAND}" --build-and-test "${SOURCE_DIR}/tests/consumers/project" "${WORK_DIR}/consumer"
           --build-generator "${GENERATOR}" --build-options "-DCMAKE_CXX_COMPILER=${CXX}" -DMODE=find_package
-          "-DCMAKE_PREFIX_PATH=${CURRENT_PACKAGES_DIR}" -DWITH_FMT=${with_fmt}
+          "-DCMAKE_PREFIX_PATH=${CURRENT_PACKAGES_DIR}" -DWITH_FMT=${with_fmt} -DWITH_COMPILED=${with_compiled}
           "-DORM_EXPECT_DIR=${CURRENT_PACKAGES_DIR}/share/onnx_runtime_memory"
           --test-command "${CMAKE_CTEST_COMMAND}" --output-on-failure
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

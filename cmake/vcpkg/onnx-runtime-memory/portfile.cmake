@@ -1,13 +1,16 @@
 # Overlay port: builds the checkout it lives in (cmake/vcpkg/onnx-runtime-memory
 # inside the repository), so it always matches the sources next to it.
 #   vcpkg install onnx-runtime-memory[fmt] --overlay-ports=<repo>/cmake/vcpkg
-set(VCPKG_BUILD_TYPE release)  # headers only: nothing differs in debug
+# Headers only, or with [compiled] one static library of planning code that
+# no debug setting changes (no iterator checks in its interface): release.
+set(VCPKG_BUILD_TYPE release)
 
 get_filename_component(SOURCE_PATH "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 
 vcpkg_check_features(OUT_FEATURE_OPTIONS FEATURE_OPTIONS
   FEATURES
-    fmt ONNX_RUNTIME_MEMORY_FMT)
+    fmt ONNX_RUNTIME_MEMORY_FMT
+    compiled ONNX_RUNTIME_MEMORY_COMPILED)
 
 vcpkg_cmake_configure(
   SOURCE_PATH "${SOURCE_PATH}"

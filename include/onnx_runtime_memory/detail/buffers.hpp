@@ -153,6 +153,14 @@ inline void compress_times(Buffers& b) {
     return {std::max(bound.rounded, b.pinned_top), std::max(bound.bytes, b.pinned_end)};
 }
 
+// The result of the strategies on one buffer problem.
+struct Placement {
+    std::vector<std::size_t> offset;  // by buffer
+    std::size_t arena = 0;
+    ArenaStrategy strategy = ArenaStrategy::sweep;
+    std::size_t proven = 0;  // no placement is smaller: the lower bound, raised by the exact search's proofs
+};
+
 // A bound proven on the rounded sizes (no placement's rounded arena is
 // below it, Placement::proven) in the arena's own bytes: an arena ends at
 // most the largest slack below its rounded end.

@@ -23,17 +23,9 @@
 
 namespace onnx_runtime_memory::detail {
 
-// The result of the strategies on one buffer problem.
-struct Placement {
-    std::vector<std::size_t> offset;  // by buffer
-    std::size_t arena = 0;
-    ArenaStrategy strategy = ArenaStrategy::sweep;
-    std::size_t proven = 0;  // no placement is smaller: the lower bound, raised by the exact search's proofs
-};
-
 // Working memory a caller may keep between problems (ArenaPlanner): when
 // the sweep decides, placing allocates nothing once it is big enough.
-struct PlaceSpace {
+struct PlaceSpace {  // declared in place.hpp, which callers include
     SweepSpace sweep;
     GreedySpace greedy;
     FirstFitSpace first_fit;

@@ -3,6 +3,11 @@
 // strategies that finish what the budget left are in finishing.hpp.
 #pragma once
 
+#include "config.hpp"
+#if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION) && !defined(ONNX_RUNTIME_MEMORY_SOURCE)
+#error "detail/portfolio.hpp is the compiled core's: include offsets.hpp (src.hpp defines the core once)"
+#endif
+
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -16,6 +21,7 @@
 #include "deadline.hpp"
 #include "exact_search.hpp"
 #include "finishing.hpp"
+#include "place.hpp"
 #include "first_fit.hpp"
 #include "greedy.hpp"
 #include "skyline.hpp"
@@ -220,11 +226,14 @@ inline void place_strategies(const Buffers& b, const ArenaOptions& options, std:
     consider(runs_arena, ArenaStrategy::skyline_lifetime, space, best);
 }
 
+ONNX_RUNTIME_MEMORY_CORE PlaceSpace* new_place_space() { return new PlaceSpace; }
+ONNX_RUNTIME_MEMORY_CORE void delete_place_space(PlaceSpace* space) noexcept { delete space; }
+
 // Places every buffer into `best`: the strategies (place_strategies), then,
 // unless the sweep alone plans (work_per_owner 0), the top settled
 // (settle_top) where the bytes miss their bound.
-inline void place_buffers(const Buffers& b, const ArenaOptions& options, const ArenaBound& bound, PlaceSpace& space,
-                          Placement& best) {
+ONNX_RUNTIME_MEMORY_CORE void place_buffers(const Buffers& b, const ArenaOptions& options, const ArenaBound& bound,
+                                            PlaceSpace& space, Placement& best) {
     place_strategies(b, options, bound.rounded, space, best);
     if (options.work_per_owner > 0) settle_top(b, bound.bytes, space, best);
 }

@@ -1,0 +1,17 @@
+// Separate compilation, opt-in. By default the library is header-only: every
+// function is inline. A program that defines
+// ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION (in every translation unit, as
+// the CMake target onnx_runtime_memory::compiled does) sees only the
+// declarations of the graph-free core (the functions marked
+// ONNX_RUNTIME_MEMORY_CORE) and not the code behind them; exactly one of
+// its translation units defines them by including
+// <onnx_runtime_memory/src.hpp>. Both modes run the same code: the same
+// plans, bit for bit.
+#pragma once
+
+#if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#define ONNX_RUNTIME_MEMORY_CORE
+#else
+#define ONNX_RUNTIME_MEMORY_CORE inline
+#endif
+
