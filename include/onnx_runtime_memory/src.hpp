@@ -8,4 +8,5 @@
 
 #include "detail/plan_error_message.hpp"      // PlanError::message
 #include "detail/portfolio.hpp"               // place_buffers: every arena strategy and search
+#include "detail/spill_plan.hpp"              // plan_spill
 #include "detail/validate_error_message.hpp"  // ValidateError::message

@@ -197,6 +197,20 @@ struct ItemRange {
     std::size_t from = 0, to = 0;
 };
 
+// The items of `range` by key(item) ascending, ties by item: sorted in s.
+template <class Key>
+[[nodiscard]] const std::vector<std::uint32_t>& sorted_items(ItemRange range, SortSpace& s, Key key) {
+    const std::size_t n = range.to - range.from;
+    s.at.resize(n);
+    s.key.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+        s.at[k] = static_cast<std::uint32_t>(range.from + k);
+        s.key[k] = key(range.from + k);
+    }
+    radix_sort(s);
+    return s.at;
+}
+
 // The pairs of items of `range` whose windows meet, as a list per item (CSR:
 // item i's are at[start[i], start[i + 1])): every pair of them that may
 // conflict is among them. False, with nothing listed, when there are more
@@ -209,14 +223,7 @@ struct WindowPairs {
 [[nodiscard]] inline bool window_pairs(const StreamItems& it, ItemRange range, std::size_t budget, WindowPairs& out,
                                        StreamSpace& space) {
     const std::size_t n = range.to - range.from;
-    space.sort.at.resize(n);
-    space.sort.key.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-        space.sort.at[k] = static_cast<std::uint32_t>(range.from + k);
-        space.sort.key[k] = it.settled[range.from + k];
-    }
-    radix_sort(space.sort);
-    const std::vector<std::uint32_t>& by_start = space.sort.at;  // by settled, ties by item
+    const auto& by_start = sorted_items(range, space.sort, [&](std::size_t i) { return it.settled[i]; });
     std::size_t count = 0;  // counted first, by binary search, so that too many cost O(n log n)
     for (std::size_t k = 0; k < n; ++k) {
         const auto after = std::upper_bound(by_start.begin() + static_cast<std::ptrdiff_t>(k) + 1, by_start.end(),
@@ -249,15 +256,8 @@ struct WindowPairs {
 [[nodiscard]] inline std::size_t place_by_conflicts(const StreamItems& it, ItemRange range, std::size_t K,
                                                     const WindowPairs& pairs, std::vector<std::size_t>& offset,
                                                     std::size_t& arena_bytes, StreamSpace& space) {
-    const std::size_t n = range.to - range.from;
-    space.sort.at.resize(n);
-    space.sort.key.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-        space.sort.at[k] = static_cast<std::uint32_t>(range.from + k);
-        space.sort.key[k] = descending(it.bytes[range.from + k]);
-    }
-    radix_sort(space.sort);
-    const std::vector<std::uint32_t>& order = space.sort.at;  // largest first, ties by item
+    // Largest first.
+    const auto& order = sorted_items(range, space.sort, [&](std::size_t i) { return descending(it.bytes[i]); });
     for (std::size_t i = range.from; i < range.to; ++i) offset[i] = no_offset;
     arena_bytes = 0;
     auto& taken = space.taken;  // (offset, end) of the conflicting placed items
