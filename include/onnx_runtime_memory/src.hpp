@@ -6,6 +6,7 @@
 
 #define ONNX_RUNTIME_MEMORY_SOURCE 1
 
+#include "detail/order_portfolio.hpp"         // memory_aware_order's search
 #include "detail/plan_error_message.hpp"      // PlanError::message
 #include "detail/portfolio.hpp"               // place_buffers: every arena strategy and search
 #include "detail/spill_plan.hpp"              // plan_spill
