@@ -3,10 +3,14 @@
 // ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION (in every translation unit, as
 // the CMake target onnx_runtime_memory::compiled does) sees only the
 // declarations of the graph-free core (the functions marked
-// ONNX_RUNTIME_MEMORY_CORE) and not the code behind them; exactly one of
-// its translation units defines them by including
-// <onnx_runtime_memory/src.hpp>. Both modes run the same code: the same
-// plans, bit for bit.
+// ONNX_RUNTIME_MEMORY_CORE: the arena strategies and searches, plan_spill,
+// the memory-aware order's search, the error messages) and not the code
+// behind them; exactly one of its translation units defines them by
+// including <onnx_runtime_memory/src.hpp>. Each core function's code is in a
+// header of its own (a definer), which the header declaring it includes at
+// its end unless the core is compiled apart; a definer included anywhere
+// but src.hpp in that mode stops with an #error. Both modes run the same
+// code: the same plans, bit for bit.
 #pragma once
 
 #if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
