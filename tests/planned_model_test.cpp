@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "support.hpp"
@@ -125,6 +126,42 @@ TEST_CASE("PlannedModel: per request, the arena, placements and scratch tables t
     auto bad = model->plan(orm::static_size_oracle(g), past);
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error() == orm::make_plan_error(PlanError::Kind::bad_scratch, orm::no_value, 7));
+}
+
+// The planners hold their strategies' working memory behind a handle (so
+// that the compiled core can hide it); they still copy, each copy with
+// working memory of its own, and plan as the original does.
+static_assert(std::is_copy_constructible_v<orm::PlannedModel> && std::is_copy_assignable_v<orm::PlannedModel>);
+static_assert(std::is_copy_constructible_v<orm::ArenaPlanner> && std::is_copy_assignable_v<orm::ArenaPlanner>);
+TEST_CASE("PlannedModel: a copy plans as the original, each request after the copy") {
+    const auto g = nonzero_graph();
+    const auto views = nonzero_views(g);
+    orm::PlanOptions o;
+    o.unknown_sizes = orm::UnknownSizes::dynamic;
+    o.scratch_bytes = {0, 0, 0, 0, 0, 0, 32};
+    auto model = orm::PlannedModel::create(g, views, o);
+    REQUIRE(model.has_value());
+    const auto sized = [&](std::size_t batch) {  // an oracle that holds its bounds
+        return [&g, batch](orm::ValueId v) {
+            orm::SymbolBounds bounds;
+            bounds.set("batch", batch);
+            return orm::bounded_size_oracle(g, bounds)(v);
+        };
+    };
+    REQUIRE(model->plan(sized(8)).has_value());
+    orm::PlannedModel copy = *model;
+    CHECK(copy.arena() == model->arena());
+    for (std::size_t batch : {3u, 16u}) {
+        REQUIRE(model->plan(sized(batch)).has_value());
+        REQUIRE(copy.plan(sized(batch)).has_value());
+        CHECK(copy.arena() == model->arena());
+        CHECK(copy.placements() == model->placements());
+        CHECK(copy.validate(g, sized(batch)).has_value());
+    }
+    copy = *model;  // assigned: keeps working memory of its own
+    REQUIRE(copy.plan(sized(5)).has_value());
+    REQUIRE(model->plan(sized(5)).has_value());
+    CHECK(copy.arena() == model->arena());
 }
 
 TEST_CASE("PlannedModel: in a given order, scratch is by node id, as the executor numbers its nodes") {

@@ -21,17 +21,19 @@ struct PlaceSpace;
 ONNX_RUNTIME_MEMORY_CORE PlaceSpace* new_place_space();
 ONNX_RUNTIME_MEMORY_CORE void delete_place_space(PlaceSpace* space) noexcept;
 
-// Owns one PlaceSpace, made when the handle is (moved from: none).
+// Owns one PlaceSpace, made when the handle is (moved from: none). Working
+// memory only, no state a placement reads: a copy gets its own, empty, so
+// that the planners holding one copy as they did.
 class PlaceSpaceHandle {
 public:
     PlaceSpaceHandle() : space_(new_place_space()) {}
+    PlaceSpaceHandle(const PlaceSpaceHandle&) : space_(new_place_space()) {}
     PlaceSpaceHandle(PlaceSpaceHandle&& other) noexcept : space_(std::exchange(other.space_, nullptr)) {}
+    PlaceSpaceHandle& operator=(const PlaceSpaceHandle&) noexcept { return *this; }  // keeps its own
     PlaceSpaceHandle& operator=(PlaceSpaceHandle&& other) noexcept {
         std::swap(space_, other.space_);
         return *this;
     }
-    PlaceSpaceHandle(const PlaceSpaceHandle&) = delete;
-    PlaceSpaceHandle& operator=(const PlaceSpaceHandle&) = delete;
     ~PlaceSpaceHandle() { delete_place_space(space_); }
     [[nodiscard]] PlaceSpace& operator*() const noexcept { return *space_; }
 
