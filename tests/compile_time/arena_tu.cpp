@@ -1,4 +1,4 @@
-// Plans slots and an arena (every strategy) for a small IR of its own and
+// Plans slots and an arena (every strategy) for the small IR of tiny_graph.hpp and
 // validates both: what an executor's planning file includes.
 #include <onnx_runtime_memory/arena.hpp>
 #include <onnx_runtime_memory/plan.hpp>
@@ -8,19 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace {
-struct Graph {
-    std::vector<std::vector<unsigned>> in, out;
-    std::vector<unsigned> inputs, outputs;
-    std::size_t value_count() const { return 4; }
-    std::size_t node_count() const { return in.size(); }
-    const std::vector<unsigned>& node_inputs(std::size_t n) const { return in[n]; }
-    const std::vector<unsigned>& node_outputs(std::size_t n) const { return out[n]; }
-    const std::vector<unsigned>& graph_inputs() const { return inputs; }
-    const std::vector<unsigned>& graph_outputs() const { return outputs; }
-    bool is_initializer(unsigned) const { return false; }
-};
-}  // namespace
+#include "tiny_graph.hpp"
 
 int main() {
     namespace orm = onnx_runtime_memory;

@@ -39,6 +39,6 @@ if(WITH_COMPILED)
   set(libs ${flags})
   list(FILTER flags EXCLUDE REGEX "^-[lL]")
   list(FILTER libs INCLUDE REGEX "^-[lL]")
-  compile_and_run_consumer_compiled("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with pkg-config's flags" -std=c++20 ${flags}
-                                    -Wall -Wextra -Wpedantic -Werror LIBS ${libs})
+  compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with pkg-config's flags" -std=c++20 ${flags}
+                           -Wall -Wextra -Wpedantic -Werror COMPILED LIBS ${libs})
 endif()

@@ -20,5 +20,5 @@ list(LENGTH headers n)
 message(STATUS "${n} headers compile on their own")
 include("${CMAKE_CURRENT_LIST_DIR}/consumer_program.cmake")
 compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with -I alone" ${flags})
-compile_and_run_consumer_compiled("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with -I alone" ${flags}
-                                  -DONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+compile_and_run_consumer("${SOURCE_DIR}" "${WORK_DIR}" "${CXX}" "with -I alone" ${flags}
+                         -DONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION COMPILED)

@@ -21,9 +21,9 @@
 #include "deadline.hpp"
 #include "exact_search.hpp"
 #include "finishing.hpp"
-#include "place.hpp"
 #include "first_fit.hpp"
 #include "greedy.hpp"
+#include "place.hpp"
 #include "skyline.hpp"
 #include "sweep.hpp"
 
