@@ -94,7 +94,8 @@ struct StreamWork {
     work.windows.resize(n);
     for (std::size_t i = 0; i < n; ++i) work.windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
     if (auto ok = checked_columns(work.windows, alignment, work.columns); !ok) return unexpected(ok.error());
-    place_buffers(work.columns, arena_options, arena_bound(work.columns, work.born, work.dying), *work.place, work.placed);
+    const ArenaBound windows_bound = arena_bound(work.columns, work.born, work.dying);
+    place_buffers(work.columns, arena_options, windows_bound, *work.place, work.placed);
     static_cast<void>(settle_arena(work.columns, work.placed.offset));  // its end: summed below, naming an overflow
     std::vector<std::size_t>& offset = work.offset;
     offset.resize(n);
@@ -138,6 +139,10 @@ struct StreamWork {
             arena_bytes = exact_bytes;
             strategy = ArenaStrategy::size_first_fit;
         }
+        // Where the windows' plan is at the windows' own bound, the windows are what keeps it from the bound.
+        if (!placed && arena_bytes <= windows_bound.rounded &&
+            repack_top_by_conflicts(items, K, budget, offset, arena_bytes, work.pairs, work.space))
+            strategy = ArenaStrategy::repacked_top;
     }
     plan.arena_bytes = arena_bytes;
     plan.alignment = alignment;
@@ -174,14 +179,17 @@ struct StreamWork {
 // (plan_offsets) over each item's window in the graph's order, from the
 // first node that need not happen before it to its last use
 // (detail::StreamItems): safe, and about as fast as the sequential plan. While
-// that is above the bound, the heaviest antichain raises the bound, then
-// the items placed largest first at the lowest offset clear of the placed
-// ones they are not ordered with (a test of O(K) a pair; where the pairs of
-// all items pass the budget, the owners so, then the scratch so above them);
-// the smaller plan kept (ties: the first). proven_bound_bytes: the most of the bytes whose
+// that is above the bound, antichains raise the bound (a greedy one, then
+// the heaviest), then the items placed largest first at the lowest offset
+// clear of the placed ones they are not ordered with (a test of O(K) a
+// pair; where the pairs of all items pass the budget, the owners so, then
+// the scratch so above them; where those pass it too and the windows' plan
+// is at the windows' own bound, only the top of that plan so, as many
+// items as the budget allows: detail::repack_top_by_conflicts); the
+// smaller plan kept (ties: the first). proven_bound_bytes: the most of the bytes whose
 // spans meet at one position of the graph's order, of the bytes one node
-// touches, and of the heaviest antichain (items no two of which are
-// ordered, detail::heaviest_antichain) when that ran. With every node on
+// touches, and of the antichains (items no two of which are ordered,
+// detail::antichain_bound) when those ran. With every node on
 // one stream, plan_arena's plan, bit for bit (and validate_arena's checks:
 // there a graph input no node reads is in use at the first node). In-place hints and pins are not planned
 // across streams yet (PlanError::bad_streams naming the hint's output or
@@ -190,8 +198,9 @@ struct StreamWork {
 // of range or not forward). O((N + E + n) K) for the clocks and items, the
 // sequential strategies' time, and, only while above the bound, at most
 // work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
-// each of the antichain (24 bytes a pair of ordered items) and the exact
-// placement (for each of the owners and the scratch, when apart).
+// each of the antichains (24 bytes a pair of ordered items), the exact
+// placement (for each of the owners and the scratch, when apart) and the
+// repack of the top (4 bytes a pair).
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<ArenaStatus, PlanError> plan_arena_concurrent(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                      const Streams& streams,

@@ -29,14 +29,17 @@ struct AntichainSpace {
 };
 
 // `before(i, j)`: item i is ordered strictly before item j (a strict
-// partial order; items of weight 0 are left out). nullopt when the total
+// partial order; items of weight 0 are left out). Items [0, unordered) are
+// known to be ordered with none of each other: their pairs are not tested.
+// nullopt when the total
 // weight overflows or the work would pass what is left of `budget` (a step:
-// a pair tested, an edge looked at), which is what it spends. O(n^2) pair
-// tests and edges, then Dinic's O(V^2 E) at worst, in practice a few
-// breadth-first phases.
+// a pair tested, an edge looked at), which is what it spends. O(n^2 -
+// unordered^2) pair tests and edges, then Dinic's O(V^2 E) at worst, in
+// practice a few breadth-first phases.
 template <class Before>
 [[nodiscard]] std::optional<std::size_t> heaviest_antichain(std::span<const std::size_t> weight, Before&& before,
-                                                            std::size_t& budget, AntichainSpace& space) {
+                                                            std::size_t& budget, AntichainSpace& space,
+                                                            std::size_t unordered = 0) {
     const std::size_t n = weight.size();
     std::size_t total = 0;
     for (std::size_t w : weight)
@@ -51,7 +54,8 @@ template <class Before>
         budget -= k;
         return true;
     };
-    if (!spend(saturating_mul(n, n))) return std::nullopt;
+    unordered = std::min(unordered, n);
+    if (!spend(saturating_mul(n, n) - unordered * unordered)) return std::nullopt;
 
     // The network: source 0, L_i = 1 + i, R_i = 1 + n + i, sink 1 + 2n. Edge
     // e goes to to[e] with residual capacity cap[e]; its twin e ^ 1 runs
@@ -73,7 +77,7 @@ template <class Before>
         if (weight[i] == 0) continue;
         edge(source, 1 + i, weight[i]);
         edge(1 + n + i, sink, weight[i]);
-        for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t j = i < unordered ? unordered : 0; j < n; ++j)
             if (j != i && weight[j] > 0 && before(i, j)) edge(1 + i, 1 + n + j, unbounded);
     }
     if (to.size() >= std::numeric_limits<std::uint32_t>::max()) return std::nullopt;

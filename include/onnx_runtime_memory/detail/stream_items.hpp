@@ -100,6 +100,10 @@ struct StreamSpace {
     std::vector<std::pair<std::size_t, std::size_t>> taken;
     std::vector<std::pair<std::size_t, NodeIndex>> points;
     AntichainSpace flow;
+    std::vector<std::uint32_t> by_settled, lifted, active;  // repack_top_by_conflicts'
+    std::vector<NodeIndex> lasts;
+    std::vector<std::uint8_t> moved;
+    std::vector<std::size_t> saved;
 };
 
 // O((N + E + n) K). `item_of[root]`: the owner's item, or Reach::always.
@@ -282,6 +286,138 @@ struct WindowPairs {
     return range.to;
 }
 
+// Where the window pairs of all items pass the budget: the top of a plan
+// over the windows placed again by conflicts. A window reaches back past
+// the nodes it is ordered after, so near the windows' peak the plan keeps
+// apart items that could share bytes. The items highest in `offset` (by
+// end, ties by item), as many as their window pairs fit in `budget` / 2
+// (each counted in O(log n)), are lifted out and placed again, largest
+// first (ties by item), at the lowest offset clear of the items they are
+// not ordered with; the rest stay. Kept where that lowers `arena_bytes`
+// (the plan's end, in and out): true; else `offset` is as it came.
+// O(n log n + pairs (K + log r)) for r items lifted.
+[[nodiscard]] inline bool repack_top_by_conflicts(const StreamItems& it, std::size_t K, std::size_t budget,
+                                                  std::vector<std::size_t>& offset, std::size_t& arena_bytes,
+                                                  WindowPairs& pairs, StreamSpace& space) {
+    const std::size_t n = it.bytes.size();
+    auto& by_settled = space.by_settled;  // the windows by start, and their ends sorted: to count and list pairs
+    const auto& sorted = sorted_items({0, n}, space.sort, [&](std::size_t i) { return it.settled[i]; });
+    by_settled.assign(sorted.begin(), sorted.end());
+    auto& lasts = space.lasts;
+    lasts.assign(it.last.begin(), it.last.end());
+    std::sort(lasts.begin(), lasts.end());
+    const auto starting_by = [&](NodeIndex t) {  // windows starting at t or before
+        return static_cast<std::size_t>(
+            std::upper_bound(by_settled.begin(), by_settled.end(), t, [&](NodeIndex x, std::uint32_t i) { return x < it.settled[i]; }) -
+            by_settled.begin());
+    };
+    const auto meeting = [&](std::size_t i) {  // windows meeting i's, but i's: a window ending before i's starts, starts before
+        const auto ended = std::lower_bound(lasts.begin(), lasts.end(), it.settled[i]) - lasts.begin();
+        return starting_by(it.last[i]) - static_cast<std::size_t>(ended) - 1;
+    };
+
+    // The items lifted: from the top down while their pairs fit.
+    auto& lifted = space.lifted;
+    lifted.clear();
+    const auto& top = sorted_items({0, n}, space.sort, [&](std::size_t i) { return descending(offset[i] + it.bytes[i]); });
+    for (std::size_t k = 0, count = 0; k < n; ++k) {
+        const std::size_t c = meeting(top[k]);
+        if (c > budget / 2 - count) break;
+        count += c;
+        lifted.push_back(top[k]);
+    }
+    if (lifted.empty()) return false;
+
+    // Their pairs (CSR by place in `lifted`, sorted by window start): the windows holding its start,
+    // kept in `active` as the starts ascend, then those starting after it within it.
+    std::sort(lifted.begin(), lifted.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return it.settled[a] < it.settled[b] || (it.settled[a] == it.settled[b] && a < b);
+    });
+    auto& active = space.active;
+    active.clear();
+    pairs.start.assign(1, 0);
+    pairs.at.clear();
+    for (std::size_t k = 0, next = 0; k < lifted.size(); ++k) {
+        const std::uint32_t i = lifted[k];
+        for (; next < n && it.settled[by_settled[next]] <= it.settled[i]; ++next) active.push_back(by_settled[next]);
+        std::erase_if(active, [&](std::uint32_t q) { return it.last[q] < it.settled[i]; });
+        for (const std::uint32_t q : active)
+            if (q != i) pairs.at.push_back(q);
+        for (std::size_t m = next; m < n && it.settled[by_settled[m]] <= it.last[i]; ++m) pairs.at.push_back(by_settled[m]);
+        pairs.start.push_back(pairs.at.size());
+    }
+
+    // Placed again, largest first; the old offsets saved to go back to.
+    auto& moved = space.moved;  // 1: lifted, not yet placed again
+    moved.assign(n, 0);
+    auto& saved = space.saved;
+    saved.resize(lifted.size());
+    auto& order = space.held;
+    order.resize(lifted.size());
+    for (std::size_t k = 0; k < lifted.size(); ++k) {
+        saved[k] = offset[lifted[k]];
+        moved[lifted[k]] = 1;
+        order[k] = static_cast<std::uint32_t>(k);
+    }
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const std::size_t x = it.bytes[lifted[a]], y = it.bytes[lifted[b]];
+        return x > y || (x == y && lifted[a] < lifted[b]);
+    });
+    const auto restore = [&] {
+        for (std::size_t k = 0; k < lifted.size(); ++k) offset[lifted[k]] = saved[k];
+        return false;
+    };
+    auto& taken = space.taken;
+    for (const std::uint32_t k : order) {
+        const std::uint32_t i = lifted[k];
+        taken.clear();
+        for (std::size_t e = pairs.start[k]; e < pairs.start[k + 1]; ++e) {
+            const std::uint32_t q = pairs.at[e];
+            if (moved[q] != 1 && it.bytes[q] > 0 && !gives_way(it.reach, K, i, q) && !gives_way(it.reach, K, q, i))
+                taken.emplace_back(offset[q], offset[q] + it.bytes[q]);
+        }
+        std::sort(taken.begin(), taken.end());
+        std::size_t at = 0, end = 0;
+        for (const auto& [from, to] : taken) {
+            if (from >= at && from - at >= it.bytes[i]) break;
+            at = std::max(at, to);
+        }
+        if (add_overflows(at, it.bytes[i], end)) return restore();
+        offset[i] = at;
+        moved[i] = 0;
+    }
+    std::size_t end = 0;
+    for (std::size_t i = 0; i < n; ++i) end = std::max(end, offset[i] + it.bytes[i]);
+    if (end >= arena_bytes) return restore();
+    arena_bytes = end;
+    return true;
+}
+
+// An antichain among `held` found greedily: its first `unordered` items
+// (ordered with none of each other), then the others, heaviest first (ties
+// by item), each where it is ordered with none taken. Its weight; `held`
+// reordered with the antichain first, `unordered` its length. A test of a
+// candidate against what is taken spends that many steps of `budget`.
+// O(held log held + steps K).
+[[nodiscard]] inline std::size_t greedy_antichain(const StreamItems& it, std::size_t K, std::vector<std::uint32_t>& held,
+                                                  std::size_t& unordered, std::size_t& budget) {
+    std::size_t weight = 0;  // the items' total does not overflow (antichain_bound's check)
+    for (std::size_t k = 0; k < unordered; ++k) weight += it.in_use[held[k]];
+    std::sort(held.begin() + static_cast<std::ptrdiff_t>(unordered), held.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return it.in_use[a] > it.in_use[b] || (it.in_use[a] == it.in_use[b] && a < b);
+    });
+    std::size_t& taken = unordered;  // held[0, taken): the antichain
+    for (std::size_t k = taken; k < held.size(); ++k) {
+        if (taken > budget) break;
+        budget -= taken;
+        const std::uint32_t c = held[k];
+        if (std::all_of(held.begin(), held.begin() + static_cast<std::ptrdiff_t>(taken),
+                        [&](std::uint32_t a) { return !gives_way(it.reach, K, a, c) && !gives_way(it.reach, K, c, a); }))
+            std::swap(held[taken++], held[k]), weight += it.in_use[c];
+    }
+    return weight;
+}
+
 // The heaviest antichain of the items, found among the items whose windows
 // hold one position: no two items of an antichain are ordered, so their
 // windows meet pairwise, so all hold one position (intervals on a line):
@@ -289,8 +425,10 @@ struct WindowPairs {
 // a window ends (no fewer windows hold it).
 // Positions tried by decreasing bytes of windows, while those are above
 // `bound` and below `target` (a plan that reaches it needs no better
-// bound); each a heaviest_antichain of its items within what is left of
-// `budget` (a position whose items' pairs alone pass it is passed over). Returns the bound, raised where an antichain was found heavier.
+// bound), within `budget` (n steps a position for the scan of the items):
+// at each, a greedy antichain of its items, then the heaviest
+// (heaviest_antichain, unless its pairs alone would pass what is left).
+// Returns the bound, raised where an antichain was found heavier.
 [[nodiscard]] inline std::size_t antichain_bound(const StreamItems& it, std::size_t K, std::size_t bound,
                                                  std::size_t target, std::size_t budget, StreamSpace& space) {
     const std::size_t n = it.bytes.size(), N = n == 0 ? 0 : std::size_t{*std::max_element(it.last.begin(), it.last.end())} + 1;
@@ -318,18 +456,25 @@ struct WindowPairs {
     auto& held = space.held;
     auto& weight = space.weight;
     for (const auto& [bytes, t] : points) {
-        if (bytes <= bound || bound >= target || budget == 0) break;
+        if (bytes <= bound || bound >= target || budget < n) break;
+        budget -= n;  // the scan for the items holding t
+        // The items whose spans hold t first: in use together in the graph's order, so none is ordered
+        // with another. The greedy antichain then leads, and the exact one tests no pair within it.
         held.clear();
+        for (const bool span : {true, false})
+            for (std::size_t i = 0; i < n; ++i)
+                if (it.in_use[i] > 0 && it.settled[i] <= t && t <= it.last[i] && (it.first[i] <= t) == span)
+                    held.push_back(static_cast<std::uint32_t>(i));
+        std::size_t unordered = static_cast<std::size_t>(
+            std::count_if(held.begin(), held.end(), [&](std::uint32_t i) { return it.first[i] <= t; }));
+        bound = std::max(bound, greedy_antichain(it, K, held, unordered, budget));
+        if (bound >= target) break;
+        if (saturating_mul(held.size(), held.size()) - unordered * unordered > budget) continue;  // its pairs alone would pass it
         weight.clear();
-        for (std::size_t i = 0; i < n; ++i)
-            if (it.in_use[i] > 0 && it.settled[i] <= t && t <= it.last[i]) {
-                held.push_back(static_cast<std::uint32_t>(i));
-                weight.push_back(it.in_use[i]);
-            }
-        if (saturating_mul(held.size(), held.size()) > budget) continue;  // its pairs alone would pass the budget
+        for (const std::uint32_t i : held) weight.push_back(it.in_use[i]);
         const auto found = heaviest_antichain(
             weight, [&](std::size_t a, std::size_t b) { return gives_way(it.reach, K, held[a], held[b]); }, budget,
-            space.flow);
+            space.flow, unordered);
         bound = std::max(bound, found.value_or(0));
     }
     return bound;
