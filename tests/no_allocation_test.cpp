@@ -118,13 +118,16 @@ int main() {
         dynamic.unknown_sizes = orm::UnknownSizes::dynamic;
         check("residual chain 2k, one size at run time" + at, chain, dynamic,
               chain.graph.node_outputs(chain.graph.node_count() / 2)[0]);
-        // On streams: the windows' plan, and where it is above the bound the antichain; on RandWire the exact
+        // On streams: the windows' plan, and where it is above the bound the antichains; on RandWire 1k the exact
         // placement too (with scratch, the owners and the scratch apart; without, all items together).
         check("residual chain 2k on 2 streams" + at, chain, {}, orm::no_value, 2);
         check("random DAG 2k on 4 streams" + at, synthetic::random_dag(2000, seed), {}, orm::no_value, 4);
         const auto randwire = synthetic::randwire(4, 250, 4, 0.75, seed);
         check("RandWire 4x250 on 8 streams" + at, randwire, {}, orm::no_value, 8);
         check("RandWire 4x250 on 8 streams, no scratch" + at, randwire, {}, orm::no_value, 8, false);
+        // Where every item's window pairs pass the budget: the top of the windows' plan placed again by conflicts.
+        check("RandWire 4x1250 on 8 streams, no scratch" + at, synthetic::randwire(4, 1250, 4, 0.75, seed), {},
+              orm::no_value, 8, false);
         check("residual chain 2k on 2 streams, one size at run time" + at, chain, dynamic,
               chain.graph.node_outputs(chain.graph.node_count() / 2)[0], 2);
     }
