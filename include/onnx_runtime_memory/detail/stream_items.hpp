@@ -38,7 +38,6 @@ struct Reach {
     return true;
 }
 
-
 // The items, in node positions (the graph's order, which every stream
 // order and wait follows): item i is touched from `first[i]` to `last[i]`,
 // and every node before `settled[i]` happens before each node touching it
@@ -472,12 +471,13 @@ struct WindowPairs {
         // The items whose spans hold t first: in use together in the graph's order, so none is ordered
         // with another. The greedy antichain then leads, and the exact one tests no pair within it.
         held.clear();
-        for (const bool span : {true, false})
-            for (std::size_t i = 0; i < n; ++i)
-                if (it.in_use[i] > 0 && it.settled[i] <= t && t <= it.last[i] && (it.first[i] <= t) == span)
-                    held.push_back(static_cast<std::uint32_t>(i));
-        std::size_t unordered = static_cast<std::size_t>(
-            std::count_if(held.begin(), held.end(), [&](std::uint32_t i) { return it.first[i] <= t; }));
+        auto& others = space.active;
+        others.clear();
+        for (std::size_t i = 0; i < n; ++i)
+            if (it.in_use[i] > 0 && it.settled[i] <= t && t <= it.last[i])
+                (it.first[i] <= t ? held : others).push_back(static_cast<std::uint32_t>(i));
+        std::size_t unordered = held.size();
+        held.insert(held.end(), others.begin(), others.end());
         bound = std::max(bound, greedy_antichain(it, K, held, unordered, budget));
         if (bound >= target) break;
         if (saturating_mul(held.size(), held.size()) - unordered * unordered > budget) continue;  // its pairs alone would pass it
