@@ -261,6 +261,18 @@ struct WindowPairs {
     return true;
 }
 
+// The lowest offset where `bytes` fit clear of the (offset, end) ranges
+// in `taken` (sorted here). O(t log t).
+[[nodiscard]] inline std::size_t lowest_clear(std::vector<std::pair<std::size_t, std::size_t>>& taken, std::size_t bytes) {
+    std::sort(taken.begin(), taken.end());
+    std::size_t at = 0;
+    for (const auto& [from, to] : taken) {
+        if (from >= at && from - at >= bytes) break;
+        at = std::max(at, to);
+    }
+    return at;
+}
+
 // The items of `range`, largest first (ties by item order), each at the
 // lowest offset clear of the placed items it is not ordered with, among
 // those whose windows meet it (`pairs`, of that range). `offset`, sized to
@@ -282,12 +294,7 @@ struct WindowPairs {
             if (offset[p] != no_offset && it.bytes[p] > 0 && conflict(it, K, i, p))
                 taken.emplace_back(offset[p], offset[p] + it.bytes[p]);
         }
-        std::sort(taken.begin(), taken.end());
-        std::size_t at = 0;
-        for (const auto& [from, to] : taken) {
-            if (from >= at && from - at >= it.bytes[i]) break;
-            at = std::max(at, to);
-        }
+        const std::size_t at = lowest_clear(taken, it.bytes[i]);
         offset[i] = at;
         std::size_t end = 0;
         if (add_overflows(at, it.bytes[i], end)) return i;
@@ -386,12 +393,8 @@ struct WindowPairs {
             if (moved[q] != 1 && it.bytes[q] > 0 && conflict(it, K, i, q))
                 taken.emplace_back(offset[q], offset[q] + it.bytes[q]);
         }
-        std::sort(taken.begin(), taken.end());
-        std::size_t at = 0, end = 0;
-        for (const auto& [from, to] : taken) {
-            if (from >= at && from - at >= it.bytes[i]) break;
-            at = std::max(at, to);
-        }
+        const std::size_t at = lowest_clear(taken, it.bytes[i]);
+        std::size_t end = 0;
         if (add_overflows(at, it.bytes[i], end)) return restore();
         offset[i] = at;
         moved[i] = 0;
