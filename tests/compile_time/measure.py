@@ -4,8 +4,9 @@ they include (issue: compile time, decided).
 
 For each translation unit in this folder it prints seconds and peak memory
 at -O0 and -O2, median of --runs compilations, next to a baseline: a file
-that includes exactly the standard headers the unit reaches (its own and
-those of every library header it pulls in) and defines an empty main. The
+that includes exactly the standard headers the unit reaches in that mode
+(its own and those of every library header it pulls in) and defines an
+empty main. The
 ratio is what the library's own code costs on top of the standard library.
 Both modes: header-only (the default) and compiled (the units built with
 ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION, which leaves only declarations of
@@ -39,23 +40,41 @@ CORE_GOAL_S = 30.0
 MEMORY_GOAL_MB = 150
 
 
-def std_headers(path, seen=None):
-    """The <...> headers reached from `path` through quoted and library includes."""
+def std_headers(path, compiled=False, seen=None):
+    """The <...> headers reached from `path` through quoted and library
+    includes; with `compiled`, not those a header includes only when the core
+    is not compiled apart (its definers, behind
+    #if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION))."""
     seen = set() if seen is None else seen
     found = []
     if path in seen:
         return found
     seen.add(path)
+    depth = 0  # how deep inside a skipped #if block, 0 outside
     with open(path, encoding="utf-8") as f:
         for line in f:
+            directive = re.match(r"\s*#\s*(\w+)(.*)", line)
+            if directive and depth > 0:
+                if directive.group(1).startswith("if"):
+                    depth += 1
+                elif directive.group(1) == "endif":
+                    depth -= 1
+                continue
+            if depth > 0:
+                continue
+            if compiled and directive and directive.group(1) == "if" and \
+                    re.fullmatch(r"\s*!\s*defined\s*\(?\s*ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION\s*\)?\s*",
+                                 directive.group(2).split("//")[0]):
+                depth = 1
+                continue
             m = re.match(r'\s*#\s*include\s*([<"])([^>"]+)[>"]', line)
             if not m:
                 continue
             name = m.group(2)
             if m.group(1) == '"':
-                found += std_headers(os.path.normpath(os.path.join(os.path.dirname(path), name)), seen)
+                found += std_headers(os.path.normpath(os.path.join(os.path.dirname(path), name)), compiled, seen)
             elif name.startswith("onnx_runtime_memory/"):
-                found += std_headers(os.path.join(INCLUDE, name), seen)
+                found += std_headers(os.path.join(INCLUDE, name), compiled, seen)
             elif "/" not in name:
                 found.append(name)
     return found
@@ -93,14 +112,16 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name, what, *goals in UNITS:
             source = os.path.join(HERE, name)
-            headers = sorted(set(std_headers(source)))
-            baseline = os.path.join(tmp, "baseline_" + name)
-            with open(baseline, "w") as f:
-                f.writelines(f"#include <{h}>\n" for h in headers)
-                f.write("int main() {}\n")
+            headers, baselines = {}, {}  # by mode: a unit built with the core apart reaches fewer headers
+            for mode in modes:
+                headers[mode] = sorted(set(std_headers(source, mode == "compiled")))
+                baselines[mode] = os.path.join(tmp, f"baseline_{mode}_{name}")
+                with open(baselines[mode], "w") as f:
+                    f.writelines(f"#include <{h}>\n" for h in headers[mode])
+                    f.write("int main() {}\n")
             for level in ("-O0", "-O2"):
-                base_s, _ = measure(args.compiler, baseline, level, args.runs)
                 for mode in modes:
+                    base_s, _ = measure(args.compiler, baselines[mode], level, args.runs)
                     goal = goals[0] if mode == "header-only" else goals[1]
                     extra = (SEPARATE,) if mode == "compiled" else ()
                     unit_s, unit_mb = measure(args.compiler, source, level, args.runs, extra)
@@ -110,7 +131,8 @@ def main():
                         failed.append(f"{mode} {name} {level}")
                     print(f"{mode:<11} {name:<16} {level:<5} {base_s:>10.2f} {unit_s:>8.2f} {ratio:>6.2f} "
                           f"{'-' if goal is None else f'{goal:.1f}':>5} {unit_mb:>8.0f}{'' if ok else '  over the goal'}")
-            print(f"  {name}: {what}; {len(headers)} standard headers: {' '.join(headers)}")
+            for mode in modes:
+                print(f"  {name} ({mode}): {what}; {len(headers[mode])} standard headers: {' '.join(headers[mode])}")
         if "compiled" in modes:
             core = os.path.join(tmp, "core.cpp")
             with open(core, "w") as f:
