@@ -11,7 +11,8 @@ namespace onnx_runtime_memory {
 
 struct PlanError {
     enum class Kind : std::uint8_t {
-        graph_too_large,       // more values or nodes than max_graph_ids (see graph.hpp)
+        graph_too_large,       // more values or nodes than max_graph_ids, or more ids in the graph's lists
+                               // than max_graph_edges (at `node`, whose list passed it; see graph.hpp)
         value_out_of_range,    // an id outside 0 .. value_count-1 (at `node`, or in the graph's input/output list)
         produced_twice,        // `value` is an output of `node` and of an earlier node (or twice of `node`)
         used_before_produced,  // `node` reads `value` before any node produces it (or no node ever does)

@@ -40,6 +40,13 @@ inline constexpr NodeIndex no_node = std::numeric_limits<NodeIndex>::max();
 // exhausting memory.
 inline constexpr std::size_t max_graph_ids = std::size_t{1} << 26;
 
+// The most ids a graph's lists may hold together (every node's inputs and
+// outputs, the graph's inputs and outputs): 2^28, four per value at the most
+// values. The planner reads the lists once into dense rows; a graph whose
+// lists hold more (a hostile range that never ends) is refused with
+// PlanError::graph_too_large.
+inline constexpr std::size_t max_graph_edges = std::size_t{1} << 28;
+
 // ---------------------------------------------------------------------------
 // Customisation point. Specialise for an IR whose member names differ; every
 // function is static and takes the graph first.

@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "detail/checked.hpp"
+#include "detail/config.hpp"
+#include "detail/function_ref.hpp"
 #include "detail/kept_planning.hpp"
 #include "detail/lower_bounds.hpp"
 #include "detail/slot_pool.hpp"
-#include "detail/slot_strategies.hpp"
-#include "detail/slot_walk.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -34,52 +34,34 @@ namespace onnx_runtime_memory {
 
 namespace detail {
 
-// plan_activations from a liveness known to be well formed. The walks in
-// execution order are a template argument so that a caller of one compiles
-// only it; every other strategy is one function (assign_slots_offline).
-// With UnknownSizes::dynamic, owners of unknown size leave the liveness and
-// the rest is planned.
-template <SlotStrategy strategy, class Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_slots(const Liveness& live, Oracle& oracle,
-                                                         UnknownSizes policy = UnknownSizes::defer,
-                                                         std::span<const std::size_t> scratch = {},
-                                                         SlotStrategy offline = strategy,
-                                                         std::span<const Interval> timed = {}) {
-    auto request = size_for_plan(live, oracle, policy, scratch);
-    if (!request) return unexpected(request.error());
-    auto& sizes = request->sizes;
-    if (request->deferred) return PlanStatus::deferred(std::move(sizes.unknown));
-    const Liveness& planned = request->planned(live);
-    const std::size_t naive = request->naive_bytes;
-    ActivationPlan plan;
-    if constexpr (strategy != SlotStrategy::best_fit && strategy != SlotStrategy::in_order_growth) {
-        detail::assign_slots_offline(offline, planned, sizes.bytes, naive, plan, scratch, timed);
-    } else {
-        detail::Schedule schedule;
-        detail::make_schedule(planned, schedule);
-        detail::SlotPool pool;
-        detail::assign_slots(planned, schedule, sizes.bytes, naive, pool, plan, strategy == SlotStrategy::in_order_growth,
-                             scratch);
-    }
-    plan.dynamic_values = std::move(sizes.unknown);
-    return PlanStatus::complete(std::move(plan));
-}
+// plan_activations from a liveness known to be well formed, with one of the
+// walks in execution order (best fit, or in-order growth) ...
+ONNX_RUNTIME_MEMORY_CORE expected<PlanStatus, PlanError> plan_slot_walk(const Liveness& live, SizeOf oracle,
+                                                                        UnknownSizes policy,
+                                                                        std::span<const std::size_t> scratch,
+                                                                        bool growth);
+// ... or with an offline strategy (assign_slots_offline), `timed`: the
+// caller's time stamps where the liveness holds ranks (plan_slots).
+ONNX_RUNTIME_MEMORY_CORE expected<PlanStatus, PlanError> plan_slots_offline(SlotStrategy strategy, const Liveness& live,
+                                                                            SizeOf oracle, UnknownSizes policy,
+                                                                            std::span<const std::size_t> scratch,
+                                                                            std::span<const Interval> timed);
 
-// plan_slots with the strategy chosen at run time: each walk compiles only
-// when a caller may choose it.
-template <class Oracle>
-[[nodiscard]] expected<PlanStatus, PlanError> plan_slots_by(SlotStrategy strategy, const Liveness& live, Oracle& oracle,
-                                                            UnknownSizes policy, std::span<const std::size_t> scratch,
-                                                            std::span<const Interval> timed = {}) {
+// With UnknownSizes::dynamic, owners of unknown size leave the liveness and
+// the rest is planned. Each strategy is a function of its own so that a
+// caller of one (header-only) compiles only it.
+[[nodiscard]] inline expected<PlanStatus, PlanError> plan_slots_by(SlotStrategy strategy, const Liveness& live,
+                                                                   SizeOf oracle, UnknownSizes policy,
+                                                                   std::span<const std::size_t> scratch,
+                                                                   std::span<const Interval> timed = {}) {
     switch (strategy) {
-        case SlotStrategy::in_order_growth: return plan_slots<SlotStrategy::in_order_growth>(live, oracle, policy, scratch);
+        case SlotStrategy::in_order_growth: return plan_slot_walk(live, oracle, policy, scratch, true);
         case SlotStrategy::greedy_by_size:
         case SlotStrategy::greedy_by_distance:
-        case SlotStrategy::least:
-            return plan_slots<SlotStrategy::greedy_by_size>(live, oracle, policy, scratch, strategy, timed);
+        case SlotStrategy::least: return plan_slots_offline(strategy, live, oracle, policy, scratch, timed);
         case SlotStrategy::best_fit: break;
     }
-    return plan_slots<SlotStrategy::best_fit>(live, oracle, policy, scratch);
+    return plan_slot_walk(live, oracle, policy, scratch, false);
 }
 
 }  // namespace detail
@@ -138,7 +120,7 @@ template <activation_graph G, size_oracle Oracle>
                                                                const PlanOptions& options = {}) {
     auto live = compute_liveness(g, views, options);
     if (!live) return unexpected(live.error());
-    return detail::plan_slots<SlotStrategy::best_fit>(*live, oracle, options.unknown_sizes, options.scratch_bytes);
+    return detail::plan_slot_walk(*live, oracle, options.unknown_sizes, options.scratch_bytes, false);
 }
 
 // The same with another SlotStrategy, under every policy of `options`
@@ -208,12 +190,7 @@ public:
     // `out` is left as it was.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, ActivationPlan& out) {
-        auto naive = size_request(oracle);
-        if (!naive) return unexpected(naive.error());
-        if (!*naive) return Outcome::deferred;
-        detail::assign_slots(planned(), planned_schedule(), sizes_.bytes, **naive, pool_, out, false, scratch_);
-        report_dynamic(out.dynamic_values);
-        return Outcome::complete;
+        return plan_sized(oracle, out);
     }
     // The same with this request's scratch (bytes by node position, as
     // PlanOptions::scratch_bytes), kept for the next requests too.
@@ -225,7 +202,13 @@ public:
     }
 
 private:
+    expected<Outcome, PlanError> plan_sized(detail::SizeOf oracle, ActivationPlan& out);
+
     detail::SlotPool pool_;
 };
 
 }  // namespace onnx_runtime_memory
+
+#if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#include "detail/slot_planning.hpp"  // the code (else the compiled core's: src.hpp)
+#endif

@@ -177,7 +177,7 @@ template <activation_graph G, size_oracle Oracle>
         }
         open.push_back(i);
     }
-    return validate_liveness(g, views, live, options);
+    return detail::validate_dense_liveness(made->graph, views, live, options);
 }
 
 }  // namespace onnx_runtime_memory

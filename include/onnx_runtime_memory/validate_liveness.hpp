@@ -4,13 +4,8 @@
 // intervals. validate and validate_arena end with it.
 #pragma once
 
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
-#include <vector>
-
-#include "detail/ids.hpp"
-#include "detail/sort.hpp"
+#include "detail/config.hpp"
+#include "detail/dense_graph.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -32,71 +27,13 @@ namespace detail {
 // not matter. Returns the view map with every fold added as a view of its
 // input, for the coverage checks (which also compare its roots with the
 // liveness's).
-template <activation_graph G>
-[[nodiscard]] expected<ViewMap, ValidateError> check_folds(const G& g, const ViewMap& views, const Liveness& live,
-                                                          const PlanOptions& options) {
-    using T = graph_traits<G>;
-    ViewMap folded = views;
-    if (live.inplace.empty()) return folded;
-    const auto fail = [](ValueId v, ValueId in, NodeIndex n) {
-        ValidateError err;
-        err.kind = ValidateError::Kind::bad_inplace;
-        err.value = v;
-        err.other = in;
-        err.node = n;
-        return unexpected(err);
-    };
-    PlanOptions plain = options;
-    plain.inplace.clear();
-    auto before = liveness_of(g, views, plain);
-    if (!before) return unexpected(ValidateError::from(before.error()));
-    const std::size_t V = before->value_count();
-    const auto N = static_cast<std::size_t>(T::node_count(g));
-    std::vector<std::uint8_t> output_root(V, 0), taken(V, 0);
-    for (auto x : T::graph_outputs(g))
-        if (const auto v = to_value_id(x, V)) output_root[before->roots[*v]] = true;
-    // The hints by output, and the folds by producing node: each node's
-    // inputs and outputs are walked once.
-    std::vector<InplaceHint> hints(options.inplace.begin(), options.inplace.end());
-    detail::sort_by(hints, [](const InplaceHint& h) { return h.output; });
-    std::vector<ValueId> folds = live.inplace;
-    for (ValueId v : folds)
-        if (v >= V || !before->is_owner(v) || before->intervals[v].def >= N) return fail(v, no_value, no_node);
-    detail::sort_by(folds, [&](ValueId v) { return before->intervals[v].def; });
-    std::vector<NodeIndex> read_by(V, no_node), made_by(V, no_node);
-    NodeIndex marked = no_node;
-    for (ValueId v : folds) {
-        const NodeIndex n = before->intervals[v].def;
-        if (marked != n) {
-            marked = n;
-            for (auto x : T::node_inputs(g, n))
-                if (const auto u = to_value_id(x, V)) read_by[*u] = n;
-            for (auto x : T::node_outputs(g, n))
-                if (const auto u = to_value_id(x, V)) made_by[*u] = n;
-        }
-        if (made_by[v] != n) return fail(v, no_value, n);  // a graph input: no node writes it
-        const auto safe = [&](ValueId in) {  // an input of n with v's claimed bytes, planned, dying at n
-            const ValueId r = before->roots[in];
-            return read_by[in] == n && live.roots[in] == live.roots[v] && before->is_owner(r) && !output_root[r] &&
-                   before->intervals[r].use_end == n && !taken[r];
-        };
-        ValueId in = no_value, named = no_value;  // the hint that allows the claim; the first hint for v
-        for (auto h = std::lower_bound(hints.begin(), hints.end(), v,
-                                       [](const InplaceHint& x, ValueId o) { return x.output < o; });
-             h != hints.end() && h->output == v; ++h) {
-            if (h->input >= V) continue;
-            if (named == no_value) named = h->input;
-            if (safe(h->input)) {
-                in = h->input;
-                break;
-            }
-        }
-        if (in == no_value) return fail(v, named, n);
-        taken[before->roots[in]] = true;
-        folded.insert(v, in);
-    }
-    return folded;
-}
+ONNX_RUNTIME_MEMORY_CORE expected<ViewMap, ValidateError> check_folds(const DenseGraph& g, const ViewMap& views,
+                                                                     const Liveness& live, const PlanOptions& options);
+
+// validate_liveness on a graph already read.
+ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> validate_dense_liveness(const DenseGraph& g, const ViewMap& views,
+                                                                              const Liveness& live,
+                                                                              const PlanOptions& options);
 
 }  // namespace detail
 
@@ -114,57 +51,13 @@ template <activation_graph G>
 template <activation_graph G>
 [[nodiscard]] expected<void, ValidateError> validate_liveness(const G& g, const ViewMap& views, const Liveness& live,
                                                               const PlanOptions& options = {}) {
-    using T = graph_traits<G>;
-    const auto plan_error = [](PlanError e) { return unexpected(ValidateError::from(e)); };
-    const auto fail = [](ValidateError::Kind kind, ValueId v, ValueId r, NodeIndex n) {
-        ValidateError err;
-        err.kind = kind;
-        err.value = v;
-        err.other = r;
-        err.node = n;
-        return unexpected(err);
-    };
-    const auto size = detail::checked_size(g);
-    if (!size) return plan_error(size.error());
-    const std::size_t V = size->values;
-    if (auto ok = check_liveness(live); !ok) return plan_error(ok.error());
-    if (live.value_count() != V) return plan_error(make_plan_error(PlanError::Kind::bad_liveness));
-    auto folded = detail::check_folds(g, views, live, options);
-    if (!folded) return unexpected(folded.error());
-    std::vector<ValueId> root;
-    std::vector<std::size_t> window;  // the windows are validate's own business (validate.hpp)
-    if (auto ok = detail::resolve_roots(*folded, V, root, window); !ok) return plan_error(ok.error());
-    // The planner reads each value's bytes from live.roots: they must be
-    // the ones the views and the checked folds give.
-    for (std::size_t v = 0; v < V; ++v)
-        if (root[v] != live.roots[v]) return plan_error(make_plan_error(PlanError::Kind::bad_liveness, v));
-    const auto covered = [&](ValueId r, std::size_t n) {
-        return !live.is_owner(r) || (live.intervals[r].def <= n && n <= live.intervals[r].use_end);
-    };
-
-    for (std::size_t n = 0; n < size->nodes; ++n) {
-        const auto node = static_cast<NodeIndex>(n);
-        for (auto x : T::node_inputs(g, n)) {
-            const auto v = detail::to_value_id(x, V);
-            if (!v) return plan_error(detail::out_of_range(x, node));
-            if (!covered(root[*v], n)) return fail(ValidateError::Kind::view_outlives_source, *v, root[*v], node);
-        }
-        for (auto x : T::node_outputs(g, n)) {
-            const auto v = detail::to_value_id(x, V);
-            if (!v) return plan_error(detail::out_of_range(x, node));
-            if (covered(root[*v], n)) continue;
-            if (root[*v] == *v)  // an owner's interval must hold the node that writes it
-                return plan_error(make_plan_error(PlanError::Kind::bad_liveness, *v));
-            return fail(ValidateError::Kind::view_outside_source, *v, root[*v], node);
-        }
-    }
-    for (auto x : T::graph_outputs(g)) {
-        const auto v = detail::to_value_id(x, V);
-        if (!v) return plan_error(detail::out_of_range(x));
-        if (!covered(root[*v], live.last_position))
-            return fail(ValidateError::Kind::view_outlives_source, *v, root[*v], live.last_position);
-    }
-    return {};
+    detail::DenseGraph dense;
+    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+    return detail::validate_dense_liveness(dense, views, live, options);
 }
 
 }  // namespace onnx_runtime_memory
+
+#if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#include "detail/liveness_check.hpp"  // the code (else the compiled core's: src.hpp)
+#endif

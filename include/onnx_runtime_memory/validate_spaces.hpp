@@ -134,7 +134,7 @@ template <activation_graph G, size_oracle Oracle>
     const auto offset_of = [&](ValueId v) { return at(plan.offsets, v, no_offset); };
     const auto same_space = [&](ValueId v, ValueId r) { return at(plan.space, v, no_space) == at(plan.space, r, no_space); };
     if (auto ok = detail::check_view_offsets(made->live, made->windows, offset_of, same_space); !ok) return ok;
-    return validate_liveness(g, views, live, options);
+    return detail::validate_dense_liveness(made->graph, views, live, options);
 }
 
 }  // namespace onnx_runtime_memory

@@ -3,8 +3,11 @@
 // ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION (in every translation unit, as
 // the CMake target onnx_runtime_memory::compiled does) sees only the
 // declarations of the graph-free core (the functions marked
-// ONNX_RUNTIME_MEMORY_CORE: the arena strategies and searches, plan_spill,
-// the memory-aware order's search, the error messages) and not the code
+// ONNX_RUNTIME_MEMORY_CORE: liveness and in-place decisions over the dense
+// graph every template flattens its caller's graph into, the sizes stage,
+// the slot planners, validate's checks, the lower bounds, the arena
+// strategies and searches, plan_spill, the memory-aware order's search, the
+// error messages) and not the code
 // behind them; exactly one of its translation units defines them by
 // including <onnx_runtime_memory/src.hpp>. Each core function's code is in a
 // header of its own (a definer), which the header declaring it includes at

@@ -2,15 +2,19 @@
 // against the liveness without them (compute_liveness folds those taken).
 #pragma once
 
+#include "config.hpp"
+#if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION) && !defined(ONNX_RUNTIME_MEMORY_SOURCE)
+#error "detail/inplace.hpp is the compiled core's: include liveness.hpp (src.hpp defines the core once)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
 #include <span>
 #include <vector>
 
-#include "../graph.hpp"
-#include "../liveness_types.hpp"
-#include "../plan_options.hpp"
+#include "../liveness.hpp"
+#include "dense_graph.hpp"
 #include "ids.hpp"
 #include "sort.hpp"
 
@@ -20,9 +24,9 @@ namespace onnx_runtime_memory::detail {
 // InplaceResult), in the order of the nodes producing their outputs: a fold
 // extends the input group's life to the output's last use, so a chain folds
 // link by link. O(V + hints log hints + the hinted nodes' inputs).
-template <activation_graph G>
-[[nodiscard]] std::vector<InplaceResult> decide_inplace(const G& g, const Liveness& live, std::span<const InplaceHint> hints) {
-    using T = graph_traits<G>;
+ONNX_RUNTIME_MEMORY_CORE std::vector<InplaceResult> decide_inplace(const DenseGraph& g, const Liveness& live,
+                                                                  std::span<const InplaceHint> hints) {
+    using T = graph_traits<DenseGraph>;
     const std::size_t V = live.value_count();
     const auto N = static_cast<std::size_t>(T::node_count(g));  // liveness_of checked it
     std::vector<InplaceResult> result(hints.size(), InplaceResult::not_an_input);

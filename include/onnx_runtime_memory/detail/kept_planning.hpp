@@ -13,7 +13,7 @@
 #include "../plan_types.hpp"
 #include "../sizes.hpp"
 #include "../view_map.hpp"
-#include "checked.hpp"
+#include "config.hpp"
 #include "slot_walk.hpp"
 
 namespace onnx_runtime_memory::detail {
@@ -24,29 +24,8 @@ namespace onnx_runtime_memory::detail {
 // view_outside_root (naming the first such value, other: the root) when a
 // window would pass SIZE_MAX; then nothing changes. O(V + the root's views
 // times their chains' depth); no allocation.
-[[nodiscard]] inline expected<void, PlanError> move_window(Liveness& live, const ViewMap& views, ValueId part,
-                                                           std::size_t offset) {
-    const std::size_t V = live.value_count();
-    if (part >= V || live.windows.size() != V) return unexpected(make_plan_error(PlanError::Kind::not_a_part, part));
-    const ValueId r = live.roots[part];
-    const std::size_t before = views.offset_of(part);
-    const auto through_part = [&](std::size_t x) {  // whether x's view chain passes `part`
-        if (live.roots[x] != r) return false;
-        for (std::optional<ValueId> at = static_cast<ValueId>(x); at; at = views.source_of(*at))
-            if (*at == part) return true;
-        return false;
-    };
-    std::size_t moved = 0;
-    for (std::size_t x = 0; x < V; ++x)  // every window through `part` holds its old offset
-        if (through_part(x) && add_overflows(live.windows[x] - before, offset, moved)) {
-            PlanError e = make_plan_error(PlanError::Kind::view_outside_root, static_cast<ValueId>(x));
-            e.other = r;
-            return unexpected(e);
-        }
-    for (std::size_t x = 0; x < V; ++x)
-        if (through_part(x)) live.windows[x] = live.windows[x] - before + offset;
-    return {};
-}
+ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> move_window(Liveness& live, const ViewMap& views, ValueId part,
+                                                              std::size_t offset);
 
 // What both re-planners keep between requests: the liveness (checked once;
 // one of the wrong shape is kept out and every plan returns its error), the
@@ -73,38 +52,12 @@ public:
     }
 
 protected:
-    KeptPlanning(Liveness live, std::vector<std::size_t> scratch, UnknownSizes policy)
-        : live_(std::move(live)), scratch_(std::move(scratch)), policy_(policy) {
-        if (auto ok = check_liveness(live_); !ok) {
-            error_ = ok.error();
-            live_ = Liveness{};
-            return;
-        }
-        make_schedule(live_, schedule_);
-        sizes_.bytes.reserve(live_.value_count());
-        sizes_.unknown.reserve(live_.owners.size());
-    }
+    KeptPlanning(Liveness live, std::vector<std::size_t> scratch, UnknownSizes policy);
 
     // This request's sizes: the naive total (scratch included), nullopt when
     // some size is unknown and the policy defers, or the error; the order of
     // the checks is plan_activations' (size_for_plan).
-    template <class Oracle>
-    [[nodiscard]] expected<std::optional<std::size_t>, PlanError> size_request(Oracle& oracle) {
-        if (error_) return unexpected(*error_);
-        size_owners(live_, oracle, sizes_);
-        auto naive = sizes_.naive_bytes(policy_);
-        if (!naive) return unexpected(naive.error());
-        if (!sizes_.complete() && policy_ == UnknownSizes::defer) return std::optional<std::size_t>{};
-        auto with_scratch = add_scratch(live_, scratch_, *naive);
-        if (!with_scratch) return unexpected(with_scratch.error());
-        dynamic_ = !sizes_.complete();
-        if (dynamic_) {
-            planned_ = live_;
-            remove_owners(planned_, sizes_.unknown);
-            make_schedule(planned_, planned_schedule_);
-        }
-        return std::optional<std::size_t>{*with_scratch};
-    }
+    [[nodiscard]] expected<std::optional<std::size_t>, PlanError> size_request(SizeOf oracle);
     // What this request plans: the liveness, without its dynamic owners.
     [[nodiscard]] const Liveness& planned() const noexcept { return dynamic_ ? planned_ : live_; }
     [[nodiscard]] const Schedule& planned_schedule() const noexcept { return dynamic_ ? planned_schedule_ : schedule_; }
@@ -126,3 +79,7 @@ protected:
 };
 
 }  // namespace onnx_runtime_memory::detail
+
+#if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#include "kept_sizes.hpp"  // the code (else the compiled core's: src.hpp)
+#endif

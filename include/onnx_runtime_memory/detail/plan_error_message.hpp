@@ -18,8 +18,11 @@ ONNX_RUNTIME_MEMORY_CORE std::string PlanError::message() const {
     const std::string n = "node " + std::to_string(node);
     switch (kind) {
         case Kind::graph_too_large:
+            if (node != no_node)
+                return "the lists up to " + n + " hold more ids than the planner reads (" +
+                       std::to_string(max_graph_edges) + ")";
             return "the graph has more values or nodes than the planner numbers (" + std::to_string(max_graph_ids) +
-                   ")";
+                   "), or its input/output lists more ids than it reads (" + std::to_string(max_graph_edges) + ")";
         case Kind::value_out_of_range:
             return (node == no_node ? std::string("the graph's input/output list") : n) + " names " + v +
                    ", which is not a value id of the graph";
