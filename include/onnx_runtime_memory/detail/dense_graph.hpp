@@ -93,6 +93,8 @@ template <activation_graph G>
         return too_large(no_node);
     dense.inputs.clear();
     dense.outputs.clear();
+    dense.inputs.reserve(2 * N);  // a guess that saves the regrowths on most graphs: two inputs and
+    dense.outputs.reserve(N);     // one output per node (a list that holds more grows as usual)
     dense.input_start.assign(N + 1, 0);
     dense.output_start.assign(N + 1, 0);
     for (std::size_t n = 0; n < N; ++n) {
