@@ -59,6 +59,8 @@ def std_headers(path, compiled=False, seen=None):
                     depth += 1
                 elif directive.group(1) == "endif":
                     depth -= 1
+                elif directive.group(1) in ("else", "elif") and depth == 1:
+                    depth = 0  # the compiled core's branch
                 continue
             if depth > 0:
                 continue
