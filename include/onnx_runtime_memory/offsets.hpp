@@ -56,6 +56,7 @@
 
 #include "detail/buffers.hpp"
 #include "detail/checked.hpp"
+#include "detail/config.hpp"
 #include "detail/lower_bounds.hpp"
 #include "detail/place.hpp"
 #include "errors.hpp"
@@ -67,34 +68,12 @@ namespace onnx_runtime_memory {
 namespace detail {
 
 // The checks of plan_offsets, then the columns (make_buffers).
-[[nodiscard]] inline expected<void, PlanError> checked_columns(std::span<const Buffer> buffers, std::size_t alignment,
-                                                               Buffers& b) {
-    if (auto ok = check_buffers(buffers); !ok) return unexpected(ok.error());
-    return make_buffers(buffers, alignment, b);
-}
+ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> checked_columns(std::span<const Buffer> buffers, std::size_t alignment,
+                                                                   Buffers& b);
 
 // plan_offsets once the columns are made: the records themselves are no
 // longer needed (a caller that built them may free them first).
-[[nodiscard]] inline OffsetPlan place_columns(const Buffers& b, std::size_t alignment, const ArenaOptions& options) {
-    OffsetPlan plan;
-    plan.alignment = alignment;
-    const ArenaBound bound = [&] {
-        std::vector<std::size_t> born, dying;  // freed before the strategies run
-        return arena_bound(b, born, dying);
-    }();
-    plan.lower_bound_bytes = bound.bytes;
-    Placement placement;
-    {
-        const PlaceSpaceHandle space;  // freed before the plan's offsets are allocated
-        place_buffers(b, options, bound, *space, placement);
-    }
-    plan.arena_bytes = settle_arena(b, placement.offset);
-    plan.offsets.assign(b.count(), 0);
-    for (std::size_t i = 0; i < b.count(); ++i) plan.offsets[b.value[i]] = placement.offset[i];
-    plan.proven_bound_bytes = proven_bytes(b, bound, placement.proven);
-    plan.strategy = placement.strategy;
-    return plan;
-}
+ONNX_RUNTIME_MEMORY_CORE OffsetPlan place_columns(const Buffers& b, std::size_t alignment, const ArenaOptions& options);
 
 }  // namespace detail
 
@@ -113,3 +92,7 @@ namespace detail {
 }
 
 }  // namespace onnx_runtime_memory
+
+#if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#include "detail/offset_columns.hpp"  // the code (else the compiled core's: src.hpp)
+#endif
