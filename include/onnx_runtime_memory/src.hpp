@@ -26,5 +26,7 @@
 #include "detail/slot_checks.hpp"             // validate's checks of slots
 #include "detail/slot_planning.hpp"           // the slot planners
 #include "detail/spill_plan.hpp"              // plan_spill
+#include "detail/stream_passes.hpp"           // the concurrent layer's passes: items, conflicts, the antichain bound
+#include "detail/stream_planning.hpp"         // the concurrent plans
 #include "detail/validate_error_message.hpp"  // ValidateError::message
 #include "detail/window_checks.hpp"           // validate's checks of windows
