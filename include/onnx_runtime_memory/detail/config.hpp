@@ -6,7 +6,8 @@
 // ONNX_RUNTIME_MEMORY_CORE: liveness and in-place decisions over the dense
 // graph every template flattens its caller's graph into, the sizes stage,
 // the slot planners, validate's checks, the lower bounds, the arena
-// strategies and searches, plan_spill, the memory-aware order's search, the
+// strategies and searches and the arena's layout around them, the plans
+// across streams, plan_spill, the memory-aware order's search, the
 // error messages) and not the code
 // behind them; exactly one of its translation units defines them by
 // including <onnx_runtime_memory/src.hpp>. Each core function's code is in a

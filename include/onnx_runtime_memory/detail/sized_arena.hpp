@@ -96,10 +96,29 @@ ONNX_RUNTIME_MEMORY_CORE expected<std::size_t, PlanError> place_sized(
     }
     const std::size_t placed_end = settle_arena(work.columns, work.placed.offset);
 
+    // The placement, written out first: a one-off plan then frees its
+    // columns before the slot plan's walk asks for memory (which reuses
+    // their pages instead of touching fresh ones).
     out.offsets.assign(live.value_count(), no_offset);
     out.scratch_offsets.assign(scratch.size(), no_offset);
     out.alignment = alignment;
     out.proven_bound_bytes = proven_bytes(work.columns, bound, work.placed.proven);
+    out.arena_bytes = placed_end;
+    out.strategy = work.placed.strategy;
+    const std::size_t owners = live.owners.size();
+    work.scratch_record_offset.resize(work.columns.count() - owners);
+    for (std::size_t i = 0; i < work.columns.count(); ++i) {
+        const std::size_t r = work.columns.value[i];  // the record: an owner, or a node's scratch after them
+        if (r < owners) out.offsets[live.owners[r]] = work.placed.offset[i];
+        else work.scratch_record_offset[r - owners] = work.placed.offset[i];
+    }
+    for (std::size_t n = 0, k = 0; n < scratch.size(); ++n)
+        if (scratch[n] > 0) out.scratch_offsets[n] = work.scratch_record_offset[k++];
+    if (release) {
+        work.columns = Buffers{};
+        std::vector<std::size_t>().swap(work.placed.offset);
+    }
+
     // The best-fit slot plan, laid out, is a candidate too (it knows no
     // pins). Laid out, it ends at or above the sum of its capacities: the
     // walk gives up once that reaches the placed arena (it could not be
@@ -118,19 +137,8 @@ ONNX_RUNTIME_MEMORY_CORE expected<std::size_t, PlanError> place_sized(
         out.strategy = ArenaStrategy::slots;
         for (ValueId v : live.owners) out.offsets[v] = work.slot_offset[work.slots.assignments[v].value];
         for (std::size_t n = 0; n < scratch.size(); ++n)
-            if (!work.slots.scratch[n].is_none()) out.scratch_offsets[n] = work.slot_offset[work.slots.scratch[n].value];
-    } else {
-        out.arena_bytes = placed_end;
-        out.strategy = work.placed.strategy;
-        const std::size_t owners = live.owners.size();
-        work.scratch_record_offset.resize(work.columns.count() - owners);
-        for (std::size_t i = 0; i < work.columns.count(); ++i) {
-            const std::size_t r = work.columns.value[i];  // the record: an owner, or a node's scratch after them
-            if (r < owners) out.offsets[live.owners[r]] = work.placed.offset[i];
-            else work.scratch_record_offset[r - owners] = work.placed.offset[i];
-        }
-        for (std::size_t n = 0, k = 0; n < scratch.size(); ++n)
-            if (scratch[n] > 0) out.scratch_offsets[n] = work.scratch_record_offset[k++];
+            out.scratch_offsets[n] =
+                work.slots.scratch[n].is_none() ? no_offset : work.slot_offset[work.slots.scratch[n].value];
     }
     place_views(live, out.offsets);
     return bound.bytes;
