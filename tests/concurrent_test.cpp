@@ -177,10 +177,12 @@ orm::ArenaPlan random_valid_plan(const ir::Graph& g, const orm::Liveness& live, 
 // placed again by conflicts (detail::repack_top_by_conflicts), at budgets
 // from none to one that lifts every owner: the planner's budget is never
 // that small on graphs this size, so the repack is checked here directly.
-// Each plan is checked against every execution and by validate. Returns
-// how many of them the repack lowered.
+// Each plan is checked against every execution and by validate. Then the
+// same with one owner in three pinned where the stacked plan has it: those
+// stay. Returns how many of them the repack lowered (`pinned_lowered`: of
+// those with pins).
 std::size_t check_repacks(const ir::Graph& g, const orm::Liveness& live, const orm::Streams& streams, const Executions& e,
-                          const orm::PlanOptions& options) {
+                          const orm::PlanOptions& options, std::size_t& pinned_lowered) {
     namespace d = orm::detail;
     const auto clocks = d::stream_clocks(g, streams);
     REQUIRE(clocks.has_value());
@@ -198,15 +200,22 @@ std::size_t check_repacks(const ir::Graph& g, const orm::Liveness& live, const o
     d::touch_items(touches, *clocks, item_of, items, space);
     const std::size_t n = items.bytes.size();
     std::size_t lowered = 0;
+    for (const bool pins : {false, true})
     for (std::size_t budget = 0; budget <= 2 * n * n; budget = budget == 0 ? 2 : 2 * budget) {
-        CAPTURE(budget);
+        CAPTURE(budget, pins);
         std::vector<std::size_t> offset(n);
         std::size_t stacked = 0;
-        for (std::size_t i = 0; i < n; ++i) offset[i] = stacked, stacked += items.bytes[i];
+        for (std::size_t i = 0; i < n; ++i) {
+            offset[i] = stacked, stacked += items.bytes[i];
+            items.pin[i] = pins && i % 3 == 1 ? offset[i] : orm::no_offset;
+        }
         std::size_t arena = stacked;
         d::WindowPairs pairs;
         const bool repacked = d::repack_top_by_conflicts(items, clocks->streams, budget, offset, arena, pairs, space);
         CHECK(repacked == (arena < stacked));
+        for (std::size_t i = 0; i < n; ++i)
+            if (items.pin[i] != orm::no_offset) CHECK(offset[i] == items.pin[i]);
+        pinned_lowered += pins && repacked;
         orm::ArenaPlan plan;
         plan.alignment = 64;
         plan.strategy = orm::ArenaStrategy::repacked_top;
@@ -338,6 +347,58 @@ TEST_CASE("concurrent: a description the planner cannot follow is an error value
     CHECK(in_place.error().value == id(g, "q"));
 }
 
+TEST_CASE("concurrent: pins stay where the caller put them on streams too, and two that may be in use together must not share bytes") {
+    // Stream 0: P(x) -> p (64 bytes), Q(p) -> q (32), J(q, s) -> y; stream 1: R(x) -> r (64), S(r) -> s (32).
+    const auto g = two_branches();
+    const auto oracle = orm::static_size_oracle(g);
+    const orm::Streams two{{0, 0, 1, 1, 0}, {}};
+    orm::PlanOptions options;
+    options.pinned = {{id(g, "p"), 512}, {id(g, "s"), 0}};
+    const auto planned = orm::plan_arena_concurrent(g, {}, oracle, two, options);
+    REQUIRE(planned.has_value());
+    const orm::ArenaPlan& plan = planned->plan();
+    CHECK(plan.offset_of(id(g, "p")) == 512u);
+    CHECK(plan.offset_of(id(g, "s")) == 0u);
+    CHECK(plan.proven_bound_bytes == 576);  // p's pin and its 64 bytes: no plan is smaller
+    CHECK(plan.arena_bytes == 576);
+    CHECK(orm::validate_arena_concurrent(g, {}, plan, oracle, two, 64, options).has_value());
+    auto moved = plan;  // validate believes the pins, not the plan
+    moved.offsets[id(g, "s")] = 64;
+    const auto caught = orm::validate_arena_concurrent(g, {}, moved, oracle, two, 64, options);
+    REQUIRE_FALSE(caught.has_value());
+    CHECK(caught.error().kind == ValidateError::Kind::pin_moved);
+    auto model = orm::PlannedModel::create_on_streams(g, {}, two, options);
+    REQUIRE(model.has_value());
+    REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    CHECK(model->arena() == plan);
+    CHECK(model->validate(g, oracle).has_value());
+
+    // p and r run side by side: pinned at one offset they are refused, naming them, on streams only.
+    orm::PlanOptions clash;
+    clash.pinned = {{id(g, "p"), 0}, {id(g, "r"), 0}};
+    const auto refused = orm::plan_arena_concurrent(g, {}, oracle, two, clash);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().kind == PlanError::Kind::pins_overlap);
+    CHECK(((refused.error().value == id(g, "p") && refused.error().other == id(g, "r")) ||
+           (refused.error().value == id(g, "r") && refused.error().other == id(g, "p"))));
+    auto clashing = orm::PlannedModel::create_on_streams(g, {}, two, clash);  // sizes come with a request
+    REQUIRE(clashing.has_value());
+    const auto request = clashing->plan(oracle);
+    REQUIRE_FALSE(request.has_value());
+    CHECK(request.error() == refused.error());
+    CHECK(orm::plan_arena(g, {}, oracle, clash).has_value());  // in one stream p is dead before r is made
+    // The pin checks of plan_arena, named by value.
+    orm::PlanOptions off;
+    off.pinned = {{id(g, "q"), 3}};
+    const auto misaligned = orm::plan_arena_concurrent(g, {}, oracle, two, off);
+    REQUIRE_FALSE(misaligned.has_value());
+    CHECK(misaligned.error() == orm::make_plan_error(PlanError::Kind::pin_misaligned, id(g, "q")));
+    off.pinned = {{id(g, "x"), 0}};  // a graph input outside the arena
+    const auto not_owner = orm::plan_arena_concurrent(g, {}, oracle, two, off);
+    REQUIRE_FALSE(not_owner.has_value());
+    CHECK(not_owner.error() == orm::make_plan_error(PlanError::Kind::bad_pin, id(g, "x")));
+}
+
 TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_arena_concurrent, tables in place") {
     // Stream 0: P(x) -> p, a Reshape view v of p, Q(v) -> q (scratch), J(q, s) -> y.
     // Stream 1: R(x) -> r, NonZero(r) -> n (data-dependent), S(r, n) -> s (scratch).
@@ -442,9 +503,73 @@ TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_are
     CHECK(spilled.error().plan.kind == PlanError::Kind::bad_streams);
 }
 
+// Pins on a random graph: one to three owners at random offsets (multiples
+// of 64 up to 320), planned at the default budget and at small ones (the
+// windows' plan, the exact placement). Each plan
+// keeps the pins, clobbers nothing in any execution, validates, and its
+// bound reaches the highest pin; a refusal is pins_overlap, only where two
+// pins share bytes. The re-planner gives the same plan.
+struct PinCounts {
+    std::size_t planned = 0, refused = 0, exact = 0;
+    PinCounts& operator+=(const PinCounts& o) {
+        planned += o.planned, refused += o.refused, exact += o.exact;
+        return *this;
+    }
+};
+PinCounts check_pins(const ir::Graph& g, const orm::Liveness& live, const orm::Streams& streams, const Executions& e,
+                     orm::PlanOptions options, std::mt19937_64& rng) {
+    PinCounts counts;
+    if (live.owners.empty()) return counts;
+    const auto oracle = orm::static_size_oracle(g);
+    const std::size_t pins = 1 + rng() % 3;
+    for (std::size_t k = 0; k < pins; ++k) {
+        const ValueId v = live.owners[rng() % live.owners.size()];
+        const std::size_t at = 64 * (rng() % 6);
+        if (std::none_of(options.pinned.begin(), options.pinned.end(), [&](const auto& p) { return p.value == v; }))
+            options.pinned.push_back({v, at});
+    }
+    std::size_t pin_end = 0;
+    bool pins_share = false;  // two pins sharing bytes
+    for (const auto& p : options.pinned) {
+        const std::size_t end = p.offset + (*oracle(p.value) + 63) / 64 * 64;
+        pin_end = std::max(pin_end, p.offset + *oracle(p.value));  // the bound of one stream counts the size as it is
+        for (const auto& q : options.pinned)
+            pins_share = pins_share || (q.value != p.value && q.offset < end && p.offset < q.offset + *oracle(q.value));
+    }
+    for (const std::size_t budget : {std::size_t{1024}, std::size_t{0}, std::size_t{1}, std::size_t{4}, std::size_t{64}}) {
+        CAPTURE(budget);
+        orm::ArenaOptions arena_options;
+        arena_options.work_per_owner = budget;
+        const auto planned = orm::plan_arena_concurrent(g, {}, oracle, streams, options, arena_options);
+        if (!planned) {
+            CHECK(planned.error().kind == PlanError::Kind::pins_overlap);
+            CHECK(pins_share);
+            ++counts.refused;
+            return counts;
+        }
+        const orm::ArenaPlan& plan = planned->plan();
+        for (const auto& p : options.pinned) CHECK(plan.offset_of(p.value) == p.offset);
+        CHECK_FALSE(clobbers(g, live, plan, e));
+        CHECK(orm::validate_arena_concurrent(g, {}, plan, oracle, streams, 64, options).has_value());
+        CHECK(plan.proven_bound_bytes <= plan.arena_bytes);
+        CHECK(plan.proven_bound_bytes >= pin_end);
+        ++counts.planned;
+        counts.exact += plan.strategy == orm::ArenaStrategy::size_first_fit;
+        if (budget == 1024) {
+            auto model = orm::PlannedModel::create_on_streams(g, {}, streams, options);
+            REQUIRE(model.has_value());
+            REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+            CHECK(model->arena() == plan);
+            CHECK(model->validate(g, oracle).has_value());
+        }
+    }
+    return counts;
+}
+
 TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners in use together share a byte, "
           "and validate rejects exactly the plans that do") {
-    std::size_t sequential_caught = 0, runs = 0, exact_kept = 0, repacks_lowered = 0;
+    std::size_t sequential_caught = 0, runs = 0, exact_kept = 0, repacks_lowered = 0, pinned_repacks = 0;
+    PinCounts pins_checked;
     for (std::uint64_t seed = 0; seed < 300; ++seed) {
         std::mt19937_64 rng(seed);
         const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
@@ -507,7 +632,8 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
         CHECK_FALSE(clobbers(g, *live, stacked->plan(), runs_of));
         CHECK(orm::validate_arena_concurrent(g, {}, stacked->plan(), oracle, streams, 64, options).has_value());
         exact_kept += planned->plan().strategy == orm::ArenaStrategy::size_first_fit && streamed;
-        repacks_lowered += check_repacks(g, *live, streams, runs_of, options);
+        repacks_lowered += check_repacks(g, *live, streams, runs_of, options, pinned_repacks);
+        pins_checked += check_pins(g, *live, streams, runs_of, options, rng);
 
         const auto sequential = orm::plan_arena(g, {}, oracle, options);
         REQUIRE(sequential.has_value());
@@ -521,6 +647,12 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
     CHECK(exact_kept > 40);          // and checks the placement by exact conflicts, not only the one by windows
     INFO("the top repacked lowered the stacked plan " << repacks_lowered << " times");
     CHECK(repacks_lowered > 300);    // and the repack of the top where the budget is short
+    INFO("pinned: " << pins_checked.planned << " planned, " << pins_checked.refused << " refused, "
+                    << pins_checked.exact << " by the exact placement, " << pinned_repacks << " repacks lowered");
+    CHECK(pins_checked.planned > 1000);  // pins are planned around on every path, and refused only where they must be
+    CHECK(pins_checked.refused > 20);
+    CHECK(pins_checked.exact > 400);
+    CHECK(pinned_repacks > 200);
 }
 
 // RandWire (4 stages of 250 nodes) on 8 streams by list scheduling, with a

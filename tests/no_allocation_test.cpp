@@ -1,7 +1,7 @@
 // A kept PlannedModel allocates nothing after its first request, with the
 // default ArenaOptions (every strategy the budget lets run), on several
 // graph shapes, with in-place hints, scratch per request and sizes left to
-// run time, and on several streams (create_on_streams). A program of its
+// run time, and on several streams (create_on_streams), a pin too. A program of its
 // own: it counts every operator new.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
@@ -125,6 +125,9 @@ int main() {
         const auto randwire = synthetic::randwire(4, 250, 4, 0.75, seed);
         check("RandWire 4x250 on 8 streams" + at, randwire, {}, orm::no_value, 8);
         check("RandWire 4x250 on 8 streams, no scratch" + at, randwire, {}, orm::no_value, 8, false);
+        orm::PlanOptions pinned;  // the output where the executor binds it, at 64 MiB: the rest packed around it
+        pinned.pinned = {{randwire.graph.outputs.back(), std::size_t{1} << 26}};
+        check("RandWire 4x250 on 8 streams, its output pinned" + at, randwire, pinned, orm::no_value, 8);
         // Where every item's window pairs pass the budget: the top of the windows' plan placed again by conflicts.
         check("RandWire 4x1250 on 8 streams, no scratch" + at, synthetic::randwire(4, 1250, 4, 0.75, seed), {},
               orm::no_value, 8, false);

@@ -58,6 +58,7 @@ struct StreamWork {
 ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liveness& planned,
                                                                      const std::vector<std::size_t>& bytes,
                                                                      std::span<const std::size_t> scratch,
+                                                                     std::span<const PinnedOffset> pins,
                                                                      const NodeTouches& touches, const StreamClocks& clocks,
                                                                      const ArenaOptions& arena_options, StreamWork& work,
                                                                      ArenaPlan& plan);
@@ -65,8 +66,8 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liven
 // Whether the nodes run on more than one stream (else: the sequential plan).
 ONNX_RUNTIME_MEMORY_CORE bool several_streams(const StreamClocks& clocks);
 
-// In-place hints and pins are not planned across streams yet: bad_streams
-// naming the first hint's output, or the first pinned value.
+// In-place hints are not planned across streams yet: bad_streams naming the
+// first hint's output.
 ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOptions& options);
 
 }  // namespace detail
@@ -90,11 +91,15 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOpti
 // touches, and of the antichains (items no two of which are ordered,
 // detail::antichain_bound) when those ran. With every node on
 // one stream, plan_arena's plan, bit for bit (and validate_arena's checks:
-// there a graph input no node reads is in use at the first node). In-place hints and pins are not planned
-// across streams yet (PlanError::bad_streams naming the hint's output or
-// the pinned value). bad_streams names the node a description gets wrong
-// (a stream id past max_streams, a list of the wrong length, an event out
-// of range or not forward). O((N + E + n) K) for the clocks and items, the
+// there a graph input no node reads is in use at the first node). Pins
+// (PlanOptions::pinned) stay where the caller put them, and the bound
+// reaches the highest; across streams two pins whose windows meet must not
+// share bytes (pins_overlap, naming a position both windows hold), a
+// stricter rule than the sequential one, as the windows' plan needs it.
+// In-place hints are not planned across streams yet (PlanError::bad_streams
+// naming the hint's output). bad_streams names the node a description gets
+// wrong (a stream id past max_streams, a list of the wrong length, an event
+// out of range or not forward). O((N + E + n) K) for the clocks and items, the
 // sequential strategies' time, and, only while above the bound, at most
 // work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
 // each of the antichains (24 bytes a pair of ordered items), the exact
@@ -120,8 +125,8 @@ template <activation_graph G, size_oracle Oracle>
     detail::StreamWork work;
     work.keep = false;
     ArenaPlan plan;
-    if (auto ok = detail::plan_stream_items(request->planned(*live), sizes.bytes, options.scratch_bytes, touches, *clocks,
-                                            arena_options, work, plan);
+    if (auto ok = detail::plan_stream_items(request->planned(*live), sizes.bytes, options.scratch_bytes, options.pinned,
+                                            touches, *clocks, arena_options, work, plan);
         !ok)
         return unexpected(ok.error());
     plan.dynamic_values = std::move(sizes.unknown);
@@ -150,7 +155,7 @@ public:
         NodeTouches touches;
         node_touches(g, *live, touches);
         return StreamArenaPlanner(std::move(*live), std::move(clocks), std::move(touches), options,
-                                  plan_options.scratch_bytes, plan_options.unknown_sizes);
+                                  plan_options.scratch_bytes, plan_options.pinned, plan_options.unknown_sizes);
     }
 
     // Plans with this request's sizes and scratch (bytes by node), kept for
@@ -162,7 +167,8 @@ public:
         auto sized = size_request(oracle);
         if (!sized) return unexpected(sized.error());
         if (!*sized) return Outcome::deferred;
-        if (auto ok = plan_stream_items(planned(), sizes_.bytes, scratch_, touches_, clocks_, options_, work_, out); !ok)
+        if (auto ok = plan_stream_items(planned(), sizes_.bytes, scratch_, pinned_, touches_, clocks_, options_, work_, out);
+            !ok)
             return unexpected(ok.error());
         report_dynamic(out.dynamic_values);
         bound_ = out.proven_bound_bytes;
@@ -173,13 +179,14 @@ public:
 
 private:
     StreamArenaPlanner(Liveness live, StreamClocks clocks, NodeTouches touches, const ArenaOptions& options,
-                       std::vector<std::size_t> scratch, UnknownSizes unknown)
+                       std::vector<std::size_t> scratch, std::vector<PinnedOffset> pinned, UnknownSizes unknown)
         : KeptPlanning(std::move(live), std::move(scratch), unknown), clocks_(std::move(clocks)),
-          touches_(std::move(touches)), options_(options) {}
+          touches_(std::move(touches)), options_(options), pinned_(std::move(pinned)) {}
 
     StreamClocks clocks_;
     NodeTouches touches_;
     ArenaOptions options_;
+    std::vector<PinnedOffset> pinned_;
     StreamWork work_;
     std::size_t bound_ = 0;
 };

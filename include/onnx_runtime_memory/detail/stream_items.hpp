@@ -50,6 +50,7 @@ struct Reach {
 struct StreamItems {
     std::size_t owners = 0;                // items [0, owners): the owners, in owner order; then scratch
     std::vector<std::size_t> bytes;        // aligned
+    std::vector<std::size_t> pin;          // the caller's offset, or no_offset: the planner chooses
     std::vector<std::size_t> in_use;       // bytes, or 0 for an item never in use
     std::vector<NodeIndex> scratch_node;   // by item - owners
     std::vector<NodeIndex> settled, first, last;
@@ -155,12 +156,12 @@ ONNX_RUNTIME_MEMORY_CORE bool window_pairs(const StreamItems& it, ItemRange rang
 // in `taken` (sorted here). O(t log t).
 ONNX_RUNTIME_MEMORY_CORE std::size_t lowest_clear(std::vector<std::pair<std::size_t, std::size_t>>& taken, std::size_t bytes);
 
-// The items of `range`, largest first (ties by item order), each at the
-// lowest offset clear of the placed items it is not ordered with, among
-// those whose windows meet it (`pairs`, of that range). `offset`, sized to
-// every item, is written for the range only; arena_bytes is the range's
-// end. O(pairs (K + log r)). Returns range.to, or the item whose end would
-// pass SIZE_MAX.
+// The items of `range`, the pinned at their pins, then the others largest
+// first (ties by item order), each at the lowest offset clear of the placed
+// items it is not ordered with, among those whose windows meet it (`pairs`,
+// of that range). `offset`, sized to every item, is written for the range
+// only; arena_bytes is the range's end. O(pairs (K + log r)). Returns
+// range.to, or the item whose end would pass SIZE_MAX.
 ONNX_RUNTIME_MEMORY_CORE std::size_t place_by_conflicts(const StreamItems& it, ItemRange range, std::size_t K,
                                                         const WindowPairs& pairs, std::vector<std::size_t>& offset,
                                                         std::size_t& arena_bytes, StreamSpace& space);
@@ -170,11 +171,11 @@ ONNX_RUNTIME_MEMORY_CORE std::size_t place_by_conflicts(const StreamItems& it, I
 // the nodes it is ordered after, so near the windows' peak the plan keeps
 // apart items that could share bytes. The items highest in `offset` (by
 // end, ties by item), as many as their window pairs fit in `budget` / 2
-// (each counted in O(log n)), are lifted out and placed again, largest
-// first (ties by item), at the lowest offset clear of the items they are
-// not ordered with; the rest stay. Kept where that lowers `arena_bytes`
-// (the plan's end, in and out): true; else `offset` is as it came.
-// O(n log n + pairs (K + log r)) for r items lifted.
+// (each counted in O(log n)), the pinned passed over, are lifted out and
+// placed again, largest first (ties by item), at the lowest offset clear of
+// the items they are not ordered with; the rest stay. Kept where that
+// lowers `arena_bytes` (the plan's end, in and out): true; else `offset` is
+// as it came. O(n log n + pairs (K + log r)) for r items lifted.
 ONNX_RUNTIME_MEMORY_CORE bool repack_top_by_conflicts(const StreamItems& it, std::size_t K, std::size_t budget,
                                                       std::vector<std::size_t>& offset, std::size_t& arena_bytes,
                                                       WindowPairs& pairs, StreamSpace& space);

@@ -38,6 +38,7 @@ ONNX_RUNTIME_MEMORY_CORE void touch_items(const NodeTouches& touches, const Stre
         settled_at[m] = at;
     }
     it.node_bound = it.order_bound = 0;
+    it.pin.assign(n, no_offset);  // the caller pins afterwards
     it.reach.last.assign(n * K, 0);
     it.reach.first.assign(n * K, Reach::always);
     it.settled.assign(n, static_cast<NodeIndex>(N));
@@ -148,10 +149,14 @@ ONNX_RUNTIME_MEMORY_CORE std::size_t place_by_conflicts(const StreamItems& it, I
                                                         std::size_t& arena_bytes, StreamSpace& space) {
     // Largest first.
     const auto& order = sorted_items(range, space.sort, [&](std::size_t i) { return descending(it.bytes[i]); });
-    for (std::size_t i = range.from; i < range.to; ++i) offset[i] = no_offset;
     arena_bytes = 0;
+    for (std::size_t i = range.from; i < range.to; ++i) {  // the pins first: they clear one another (checked)
+        offset[i] = it.pin[i];
+        if (offset[i] != no_offset) arena_bytes = std::max(arena_bytes, offset[i] + it.bytes[i]);  // below SIZE_MAX
+    }
     auto& taken = space.taken;  // (offset, end) of the conflicting placed items
     for (const std::uint32_t i : order) {
+        if (it.pin[i] != no_offset) continue;
         taken.clear();
         for (std::size_t k = pairs.start[i]; k < pairs.start[i + 1]; ++k) {
             const std::uint32_t p = pairs.at[k];
@@ -192,6 +197,7 @@ ONNX_RUNTIME_MEMORY_CORE bool repack_top_by_conflicts(const StreamItems& it, std
     lifted.clear();
     const auto& top = sorted_items({0, n}, space.sort, [&](std::size_t i) { return descending(offset[i] + it.bytes[i]); });
     for (std::size_t k = 0, count = 0; k < n; ++k) {
+        if (it.pin[top[k]] != no_offset) continue;
         const std::size_t c = meeting(top[k]);
         if (c > budget / 2 - count) break;
         count += c;

@@ -21,6 +21,7 @@ namespace onnx_runtime_memory::detail {
 ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liveness& planned,
                                                                      const std::vector<std::size_t>& bytes,
                                                                      std::span<const std::size_t> scratch,
+                                                                     std::span<const PinnedOffset> pins,
                                                                      const NodeTouches& touches, const StreamClocks& clocks,
                                                                      const ArenaOptions& arena_options, StreamWork& work,
                                                                      ArenaPlan& plan) {
@@ -52,10 +53,16 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liven
     const std::size_t n = items.bytes.size();
     std::size_t bound = std::max(items.node_bound, items.order_bound);
 
-    // The sequential strategies over the windows: plan_offsets, in kept memory.
+    // The sequential strategies over the windows: plan_offsets, in kept memory. Pins whose windows
+    // meet must not share bytes (checked_columns): the windows' plan keeps them, and every item they
+    // may be in use with is among those their windows meet.
     work.windows.resize(n);
     for (std::size_t i = 0; i < n; ++i) work.windows[i] = {items.bytes[i], items.settled[i], items.last[i]};
-    if (auto ok = checked_columns(work.windows, alignment, work.columns); !ok) return unexpected(ok.error());
+    if (auto ok = pin_owners(planned, pins, work.windows); !ok) return unexpected(ok.error());
+    if (auto ok = checked_columns(work.windows, alignment, work.columns); !ok)
+        return unexpected(name_owners(ok.error(), planned));
+    for (std::size_t i = 0; i < n; ++i) items.pin[i] = work.windows[i].pinned;
+    bound = std::max(bound, work.columns.pinned_end);  // every plan reaches the pins
     const ArenaBound windows_bound = arena_bound(work.columns, work.born, work.dying);
     place_buffers(work.columns, arena_options, windows_bound, *work.place, work.placed);
     static_cast<void>(settle_arena(work.columns, work.placed.offset));  // its end: summed below, naming an overflow
@@ -125,7 +132,6 @@ ONNX_RUNTIME_MEMORY_CORE bool several_streams(const StreamClocks& clocks) {
 ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOptions& options) {
     if (!options.inplace.empty())
         return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.inplace.front().output));
-    if (!options.pinned.empty()) return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.pinned.front().value));
     return {};
 }
 
