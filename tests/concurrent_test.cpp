@@ -339,12 +339,61 @@ TEST_CASE("concurrent: a description the planner cannot follow is an error value
     refused({{0, 0, orm::Streams::max_streams, 1, 0}, {}}, 2);    // a stream id too large
     refused({{0, 0, 1, 1, 0}, {{3, 1}}}, 1);                      // an event running backwards
     refused({{0, 0, 1, 1, 0}, {{0, 9}}}, 9);                      // a node the graph lacks
+}
+
+// P(x) -> p, then R(p) -> r on stream 1 and Q(p) -> q on stream 0, J(q, r)
+// -> y: in the graph's order Q is p's last reader, so one stream lets Q
+// write q over p; on two streams R may still be reading p then.
+ir::Graph forked() {
+    ir::Builder b("forked");
+    b.tensor("x", u8, {16}).tensor("p", u8, {64}).tensor("q", u8, {64}).tensor("r", u8, {64}).tensor("y", u8, {16});
+    b.input("x").node("P", {"x"}, {"p"}).node("R", {"p"}, {"r"}).node("Q", {"p"}, {"q"}).node("J", {"q", "r"}, {"y"});
+    b.output("y");
+    return b.build();
+}
+
+TEST_CASE("concurrent: an in-place hint is taken on streams only where every other node touching the input happens before") {
+    const auto g = forked();
+    const auto oracle = orm::static_size_oracle(g);
     orm::PlanOptions hinted;
     hinted.inplace = {{id(g, "q"), id(g, "p")}};
-    const auto in_place = orm::plan_arena_concurrent(g, {}, oracle, orm::Streams{{0, 0, 1, 1, 0}, {}}, hinted);
-    REQUIRE_FALSE(in_place.has_value());
-    CHECK(in_place.error().kind == PlanError::Kind::bad_streams);
-    CHECK(in_place.error().value == id(g, "q"));
+    const orm::Streams one{}, apart{{0, 1, 0, 0}, {}}, waiting{{0, 1, 0, 0}, {{1, 2}}};  // waiting: Q after R
+    using orm::InplaceResult;
+    CHECK(orm::explain_inplace(g, {}, hinted) == std::vector{InplaceResult::taken});
+    CHECK(orm::explain_inplace_on_streams(g, {}, one, hinted) == std::vector{InplaceResult::taken});
+    CHECK(orm::explain_inplace_on_streams(g, {}, apart, hinted) == std::vector{InplaceResult::input_read_concurrently});
+    CHECK(orm::explain_inplace_on_streams(g, {}, waiting, hinted) == std::vector{InplaceResult::taken});
+
+    const auto sequential = orm::plan_arena(g, {}, oracle, hinted);
+    REQUIRE(sequential.has_value());
+    CHECK(sequential->plan().offset_of(id(g, "q")) == sequential->plan().offset_of(id(g, "p")));  // folded
+    // Apart: not folded (Q touches p and q, so they never share bytes), and the folded plan is caught.
+    const auto on_two = orm::plan_arena_concurrent(g, {}, oracle, apart, hinted);
+    REQUIRE(on_two.has_value());
+    CHECK(on_two->plan().offset_of(id(g, "q")) != on_two->plan().offset_of(id(g, "p")));
+    CHECK(orm::validate_arena_concurrent(g, {}, on_two->plan(), oracle, apart, 64, hinted).has_value());
+    const auto caught = orm::validate_arena_concurrent(g, {}, sequential->plan(), oracle, apart, 64, hinted);
+    REQUIRE_FALSE(caught.has_value());
+    CHECK(caught.error().kind == ValidateError::Kind::offset_overlap);
+    CHECK(caught.error().value == std::min(id(g, "p"), id(g, "q")));
+    CHECK(caught.error().other == std::max(id(g, "p"), id(g, "q")));
+    auto model = orm::PlannedModel::create_on_streams(g, {}, apart, hinted);
+    REQUIRE(model.has_value());
+    REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    CHECK(model->arena() == on_two->plan());
+    CHECK(model->liveness().roots[id(g, "q")] == id(g, "q"));
+    CHECK(model->validate(g, oracle).has_value());
+    // With Q waiting for R: folded, as in one stream, and valid.
+    const auto waited = orm::plan_arena_concurrent(g, {}, oracle, waiting, hinted);
+    REQUIRE(waited.has_value());
+    CHECK(waited->plan().offset_of(id(g, "q")) == waited->plan().offset_of(id(g, "p")));
+    CHECK(orm::validate_arena_concurrent(g, {}, waited->plan(), oracle, waiting, 64, hinted).has_value());
+    auto folded = orm::PlannedModel::create_on_streams(g, {}, waiting, hinted);
+    REQUIRE(folded.has_value());
+    REQUIRE(folded->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    CHECK(folded->arena() == waited->plan());
+    CHECK(folded->liveness().roots[id(g, "q")] == id(g, "p"));
+    CHECK(folded->validate(g, oracle).has_value());
 }
 
 TEST_CASE("concurrent: pins stay where the caller put them on streams too, and two that may be in use together must not share bytes") {
@@ -478,16 +527,11 @@ TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_are
     CHECK(one->arena() == plain->arena());
     CHECK(one->lower_bound_bytes() == plain->lower_bound_bytes());
     CHECK(one->validate(g, oracle).has_value());
-    // What it refuses, by name: a stream list of the wrong length, an in-place hint across streams,
-    // scratch for a node the graph lacks, a spilled request.
+    // What it refuses, by name: a stream list of the wrong length, scratch for a node the graph lacks,
+    // a spilled request.
     const auto short_list = orm::PlannedModel::create_on_streams(g, views, orm::Streams{{0, 1}, {}}, o);
     REQUIRE_FALSE(short_list.has_value());
     CHECK(short_list.error() == orm::make_plan_error(PlanError::Kind::bad_streams, orm::no_value, 2));
-    auto hinted = o;
-    hinted.inplace = {{id(g, "q"), id(g, "v")}};
-    const auto in_place = orm::PlannedModel::create_on_streams(g, views, two, hinted);
-    REQUIRE_FALSE(in_place.has_value());
-    CHECK(in_place.error() == orm::make_plan_error(PlanError::Kind::bad_streams, id(g, "q")));
     auto past = o;
     past.scratch_bytes.assign(9, 4);
     const auto too_far = orm::PlannedModel::create_on_streams(g, views, two, past);
@@ -501,6 +545,88 @@ TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_are
     REQUIRE_FALSE(spilled.has_value());
     CHECK(spilled.error().kind == orm::SpillError::Kind::bad_records);
     CHECK(spilled.error().plan.kind == PlanError::Kind::bad_streams);
+    CHECK(spilled.error().plan.message() == "a spilled request (plan_spilled) is not planned across several streams yet");
+}
+
+// In-place hints on a random graph: each node writing over its first
+// input, one time in two. The plan for streams folds only hints whose node
+// every other node touching the input's bytes happens before (a closure of
+// the graph's edges, each stream's order and the events, worked out here),
+// clobbers nothing in any execution, validates, and the re-planner folds
+// the same. Where one stream's plan folds a hint that is not safe so, it
+// is caught by validate_arena_concurrent. Counts: hints folded, hints one
+// stream folds that streams do not, sequential plans caught.
+struct HintCounts {
+    std::size_t folded = 0, not_on_streams = 0, caught = 0;
+};
+HintCounts check_hints(const ir::Graph& g, const orm::Liveness& live, const orm::Streams& streams,
+                       orm::PlanOptions options, std::mt19937_64& rng) {
+    HintCounts counts;
+    const std::size_t N = g.node_count();
+    for (std::size_t n = 0; n < N; ++n)
+        if (!g.node_inputs(n).empty() && rng() % 2 == 0) options.inplace.push_back({g.node_outputs(n)[0], g.node_inputs(n)[0]});
+    if (options.inplace.empty()) return counts;
+    // before[n]: the nodes that finish before n starts, as bits.
+    std::vector<std::uint32_t> before(N, 0);
+    std::vector<std::size_t> producer(g.value_count(), N);
+    for (std::size_t n = 0; n < N; ++n)
+        for (ValueId v : g.node_outputs(n)) producer[v] = n;
+    const auto stream = [&](std::size_t n) { return streams.stream_of.empty() ? 0u : streams.stream_of[n]; };
+    for (std::size_t n = 0; n < N; ++n) {
+        const auto wait = [&](std::size_t p) {
+            if (p < n) before[n] |= before[p] | (1u << p);
+        };
+        for (ValueId v : g.node_inputs(n)) wait(producer[v]);
+        for (std::size_t p = 0; p < n; ++p)
+            if (stream(p) == stream(n)) wait(p);
+        for (const auto& [a, b] : streams.events)
+            if (b == n) wait(a);
+    }
+    const auto safe_on_streams = [&](const orm::InplaceHint& h) {  // every other node touching the input's bytes first
+        const std::size_t n = producer[h.output];
+        for (std::size_t m = 0; m < N; ++m) {
+            bool touches = false;
+            for (ValueId v : g.node_inputs(m)) touches = touches || live.roots[v] == live.roots[h.input];
+            for (ValueId v : g.node_outputs(m)) touches = touches || live.roots[v] == live.roots[h.input];
+            if (touches && m != n && !(before[n] >> m & 1u)) return false;
+        }
+        return true;
+    };
+    const auto oracle = orm::static_size_oracle(g);
+    const auto planned = orm::plan_arena_concurrent(g, {}, oracle, streams, options);
+    REQUIRE(planned.has_value());
+    auto model = orm::PlannedModel::create_on_streams(g, {}, streams, options);
+    REQUIRE(model.has_value());
+    REQUIRE(model->plan(oracle) == orm::PlannedModel::Outcome::complete);
+    CHECK(model->arena() == planned->plan());
+    CHECK(model->validate(g, oracle).has_value());
+    const orm::Liveness& folded = model->liveness();
+    CHECK_FALSE(clobbers(g, folded, planned->plan(), all_executions(g, folded, streams)));
+    CHECK(orm::validate_arena_concurrent(g, {}, planned->plan(), oracle, streams, 64, options).has_value());
+    const auto explained = orm::explain_inplace_on_streams(g, {}, streams, options);
+    const auto one_stream = orm::explain_inplace(g, {}, options);
+    REQUIRE(explained.has_value());
+    REQUIRE(one_stream.has_value());
+    const auto sequential = orm::plan_arena(g, {}, oracle, options);
+    REQUIRE(sequential.has_value());
+    bool unsafe = false;  // one stream folds a hint that is not safe on these streams
+    for (std::size_t h = 0; h < options.inplace.size(); ++h) {
+        const auto& hint = options.inplace[h];
+        const bool taken = folded.roots[hint.output] == folded.roots[hint.input];
+        CHECK(taken == ((*explained)[h] == orm::InplaceResult::taken));
+        if (taken) CHECK(safe_on_streams(hint));
+        counts.folded += taken;
+        if ((*one_stream)[h] == orm::InplaceResult::taken && !safe_on_streams(hint)) {
+            CHECK((*explained)[h] == orm::InplaceResult::input_read_concurrently);
+            unsafe = true;
+            ++counts.not_on_streams;
+        }
+    }
+    if (unsafe) {
+        CHECK_FALSE(orm::validate_arena_concurrent(g, {}, sequential->plan(), oracle, streams, 64, options).has_value());
+        ++counts.caught;
+    }
+    return counts;
 }
 
 // Pins on a random graph: one to three owners at random offsets (multiples
@@ -569,6 +695,7 @@ PinCounts check_pins(const ir::Graph& g, const orm::Liveness& live, const orm::S
 TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners in use together share a byte, "
           "and validate rejects exactly the plans that do") {
     std::size_t sequential_caught = 0, runs = 0, exact_kept = 0, repacks_lowered = 0, pinned_repacks = 0;
+    std::size_t hints_folded = 0, hints_not_on_streams = 0, sequential_hints_caught = 0;
     PinCounts pins_checked;
     for (std::uint64_t seed = 0; seed < 300; ++seed) {
         std::mt19937_64 rng(seed);
@@ -634,6 +761,8 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
         exact_kept += planned->plan().strategy == orm::ArenaStrategy::size_first_fit && streamed;
         repacks_lowered += check_repacks(g, *live, streams, runs_of, options, pinned_repacks);
         pins_checked += check_pins(g, *live, streams, runs_of, options, rng);
+        const HintCounts h = check_hints(g, *live, streams, options, rng);
+        hints_folded += h.folded, hints_not_on_streams += h.not_on_streams, sequential_hints_caught += h.caught;
 
         const auto sequential = orm::plan_arena(g, {}, oracle, options);
         REQUIRE(sequential.has_value());
@@ -653,6 +782,11 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
     CHECK(pins_checked.refused > 20);
     CHECK(pins_checked.exact > 400);
     CHECK(pinned_repacks > 200);
+    INFO("in place: " << hints_folded << " hints folded on streams, " << hints_not_on_streams
+                      << " folded in one stream only, " << sequential_hints_caught << " sequential plans caught");
+    CHECK(hints_folded > 100);  // hints are folded where safe, and the unsafe ones one stream takes are caught
+    CHECK(hints_not_on_streams > 20);
+    CHECK(sequential_hints_caught > 20);
 }
 
 // RandWire (4 stages of 250 nodes) on 8 streams by list scheduling, with a

@@ -1,7 +1,8 @@
 // A kept PlannedModel allocates nothing after its first request, with the
 // default ArenaOptions (every strategy the budget lets run), on several
 // graph shapes, with in-place hints, scratch per request and sizes left to
-// run time, and on several streams (create_on_streams), a pin too. A program of its
+// run time, and on several streams (create_on_streams), with in-place
+// hints and a pin too. A program of its
 // own: it counts every operator new.
 #include <onnx_runtime_memory/onnx_runtime_memory.hpp>
 
@@ -121,6 +122,7 @@ int main() {
         // On streams: the windows' plan, and where it is above the bound the antichains; on RandWire 1k the exact
         // placement too (with scratch, the owners and the scratch apart; without, all items together).
         check("residual chain 2k on 2 streams" + at, chain, {}, orm::no_value, 2);
+        check("residual chain 2k on 2 streams, in place" + at, chain, with_inplace(chain), orm::no_value, 2);
         check("random DAG 2k on 4 streams" + at, synthetic::random_dag(2000, seed), {}, orm::no_value, 4);
         const auto randwire = synthetic::randwire(4, 250, 4, 0.75, seed);
         check("RandWire 4x250 on 8 streams" + at, randwire, {}, orm::no_value, 8);

@@ -66,9 +66,21 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liven
 // Whether the nodes run on more than one stream (else: the sequential plan).
 ONNX_RUNTIME_MEMORY_CORE bool several_streams(const StreamClocks& clocks);
 
-// In-place hints are not planned across streams yet: bad_streams naming the
-// first hint's output.
-ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOptions& options);
+// The liveness a plan for streams places: compute_liveness with the
+// in-place hints that stay safe on `clocks` (stream_safe_hints).
+template <activation_graph G>
+[[nodiscard]] expected<Liveness, PlanError> stream_liveness(const G& g, const ViewMap& views, const PlanOptions& options,
+                                                            const StreamClocks& clocks) {
+    if (options.inplace.empty()) return compute_liveness(g, views, options);
+    PlanOptions safe = options;
+    safe.inplace.clear();
+    auto unfolded = compute_liveness(g, views, safe);
+    if (!unfolded) return unfolded;
+    NodeTouches touches;
+    node_touches(g, *unfolded, touches);
+    stream_safe_hints(*unfolded, touches, clocks, options.inplace, safe.inplace);
+    return compute_liveness(g, views, safe);
+}
 
 }  // namespace detail
 
@@ -96,9 +108,10 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOpti
 // reaches the highest; across streams two pins whose windows meet must not
 // share bytes (pins_overlap, naming a position both windows hold), a
 // stricter rule than the sequential one, as the windows' plan needs it.
-// In-place hints are not planned across streams yet (PlanError::bad_streams
-// naming the hint's output). bad_streams names the node a description gets
-// wrong (a stream id past max_streams, a list of the wrong length, an event
+// An in-place hint is taken where it is safe in one stream and every other
+// node touching the input's bytes happens before the node writing over
+// them (detail::stream_safe_hints); explain_inplace_on_streams says which.
+// bad_streams names the node a description gets wrong (a stream id past max_streams, a list of the wrong length, an event
 // out of range or not forward). O((N + E + n) K) for the clocks and items, the
 // sequential strategies' time, and, only while above the bound, at most
 // work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
@@ -113,8 +126,7 @@ template <activation_graph G, size_oracle Oracle>
     auto clocks = detail::stream_clocks(g, streams);
     if (!clocks) return unexpected(clocks.error());
     if (!detail::several_streams(*clocks)) return plan_arena(g, views, oracle, options, arena_options);
-    if (auto ok = detail::streams_refuse(options); !ok) return unexpected(ok.error());
-    auto live = compute_liveness(g, views, options);
+    auto live = detail::stream_liveness(g, views, options, *clocks);
     if (!live) return unexpected(live.error());
     auto request = detail::size_for_plan(*live, oracle, options.unknown_sizes, options.scratch_bytes);
     if (!request) return unexpected(request.error());
@@ -133,6 +145,38 @@ template <activation_graph G, size_oracle Oracle>
     return ArenaStatus::complete(std::move(plan));
 }
 
+// What became of each of options.inplace's hints on `streams`, in their
+// order: explain_inplace's answers, and input_read_concurrently for a hint
+// the sequential rules would take but a node that need not happen before
+// the hinted one touches the input's bytes. Every node on one stream:
+// explain_inplace.
+template <activation_graph G>
+[[nodiscard]] expected<std::vector<InplaceResult>, PlanError> explain_inplace_on_streams(const G& g, const ViewMap& views,
+                                                                                        const Streams& streams,
+                                                                                        const PlanOptions& options) {
+    auto clocks = detail::stream_clocks(g, streams);
+    if (!clocks) return unexpected(clocks.error());
+    detail::DenseGraph dense;
+    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    auto live = detail::liveness_of(dense, views, options);
+    if (!live) return unexpected(live.error());
+    const std::span<const InplaceHint> hints(options.inplace);
+    std::vector<InplaceHint> kept;
+    if (detail::several_streams(*clocks)) {
+        detail::NodeTouches touches;
+        detail::node_touches(dense, *live, touches);
+        detail::stream_safe_hints(*live, touches, *clocks, hints, kept);
+    } else {
+        kept.assign(hints.begin(), hints.end());
+    }
+    const auto decided = detail::decide_inplace(dense, *live, kept);
+    // Kept is hints less the dropped ones, in order (equal hints share a fate).
+    std::vector<InplaceResult> result(hints.size(), InplaceResult::input_read_concurrently);
+    for (std::size_t h = 0, k = 0; h < hints.size() && k < kept.size(); ++h)
+        if (hints[h] == kept[k]) result[h] = decided[k++];
+    return result;
+}
+
 namespace detail {
 
 // What PlannedModel keeps to re-plan a model for streams: the clocks, each
@@ -149,8 +193,7 @@ public:
     [[nodiscard]] static expected<StreamArenaPlanner, PlanError> create(const G& g, const ViewMap& views,
                                                                         StreamClocks clocks, const PlanOptions& plan_options,
                                                                         const ArenaOptions& options) {
-        if (auto ok = streams_refuse(plan_options); !ok) return unexpected(ok.error());
-        auto live = compute_liveness(g, views, plan_options);
+        auto live = stream_liveness(g, views, plan_options, clocks);
         if (!live) return unexpected(live.error());
         NodeTouches touches;
         node_touches(g, *live, touches);

@@ -47,8 +47,8 @@ struct PlanError {
         parts_overlap,         // parts `value` and `other` of one value overlap in its bytes
         not_a_part,            // PlannedModel::move_part: `value` is no part (ViewMap::insert_part)
         bad_streams,           // the Streams description gets `node` wrong (a stream past max_streams, a list
-                               // of the wrong length, an event out of range or not forward), or, across
-                               // streams, `value` has an in-place hint or a pin (not planned there yet)
+                               // of the wrong length, an event out of range or not forward); no node: a
+                               // spilled request on several streams (not planned there yet)
     };
     // How the caller's id reads when it is not a plain number below 2^64.
     enum class IdForm : std::uint8_t {

@@ -46,6 +46,8 @@ enum class InplaceResult : std::uint8_t {
     input_is_graph_output, // the input's bytes are (or alias) a graph output, which must survive
     input_holds_windows,   // the input's buffer holds views at an offset or parts (ViewMap), which the
                            // output could overwrite
+    input_read_concurrently,  // on streams (explain_inplace_on_streams): a node that need not happen
+                              // before the hinted one touches the input's bytes
 };
 
 [[nodiscard]] constexpr const char* to_string(InplaceResult r) noexcept {
@@ -56,6 +58,7 @@ enum class InplaceResult : std::uint8_t {
         case InplaceResult::input_not_owner: return "input_not_owner";
         case InplaceResult::input_read_later: return "input_read_later";
         case InplaceResult::input_holds_windows: return "input_holds_windows";
+        case InplaceResult::input_read_concurrently: return "input_read_concurrently";
         case InplaceResult::input_is_graph_output: return "input_is_graph_output";
     }
     return "unknown";

@@ -68,8 +68,9 @@ public:
     // plan_arena_concurrent's, with the clocks, the liveness and each node's
     // touches made here once. Nodes all on one stream are create's
     // sequential model, bit for bit. A description the planner cannot follow
-    // is PlanError::bad_streams, as is an in-place hint on several streams
-    // (pins are kept); plan_spilled refuses a model on several streams (bad_streams).
+    // is PlanError::bad_streams; pins are kept, in-place hints taken where
+    // safe on the streams (explain_inplace_on_streams); plan_spilled refuses
+    // a model on several streams (bad_streams).
     // Its working memory is kept, as create's is (tests/no_allocation_test.cpp).
     template <activation_graph G>
     [[nodiscard]] static expected<PlannedModel, PlanError> create_on_streams(const G& g, ViewMap views, Streams streams,

@@ -15,6 +15,8 @@
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
+#include "liveness.hpp"
+#include "plan_options.hpp"
 #include "plan_types.hpp"
 #include "validate.hpp"
 #include "validate_offsets.hpp"
@@ -30,7 +32,11 @@ namespace onnx_runtime_memory {
 // owners (or scratch) sharing a byte are ordered: every node touching one
 // happens strictly before every node touching the other, following edges
 // from producers to readers, along each stream, and of the events. A graph
-// input in the arena is there before every node, a kept output after.
+// input in the arena is there before every node, a kept output after. An
+// in-place hint folds only where its node, the last to touch the input's
+// bytes, starts after every other node touching them has finished, by this
+// order (and the sequential rules take it): a plan that folds more shares
+// bytes between owners that may be in use at once.
 // OffsetOverlap (or ScratchConflict) names a pair that may be live at once.
 // A description the planner would refuse is PlanError::bad_streams's
 // ValidateError. O((N + E) K) for the order (its own, from each node's
@@ -57,33 +63,6 @@ template <activation_graph G, size_oracle Oracle>
     for (const auto& [a, b] : streams.events)
         if (a >= N || b >= N || a >= b) return bad(b < N && a < b ? a : b);
     if (!several) return validate_arena(g, views, plan, oracle, alignment, options);
-
-    const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
-    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, has_offset);
-    if (!made) return unexpected(made.error());
-    const Liveness& live = made->live;
-    std::vector<Buffer> records = std::move(made->records);
-    const std::size_t owners = made->owners;
-    OffsetPlan offsets;  // offsets and bounds first, each record at a time of its own (none meet)
-    offsets.arena_bytes = plan.arena_bytes;
-    std::vector<NodeIndex> scratch_node;
-    for (std::size_t i = 0; i < records.size(); ++i) {
-        if (i < owners) offsets.offsets.push_back(plan.offset_of(live.owners[i]).value_or(no_offset));
-        else {
-            const NodeIndex n = records[i].first;
-            scratch_node.push_back(n);
-            offsets.offsets.push_back(n < plan.scratch_offsets.size() ? plan.scratch_offsets[n] : no_offset);
-        }
-        records[i].first = records[i].last = static_cast<NodeIndex>(i);
-    }
-    if (auto ok = validate_offsets(records, offsets, alignment); !ok) {
-        ValidateError err = ok.error();
-        if (err.value != no_value && err.value < owners) err.value = live.owners[err.value];
-        return unexpected(err);
-    }
-    const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
-    if (auto ok = detail::check_view_offsets(live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
-        return ok;
 
     // The order, from each node's own list of what it waits for: rank[n],
     // its place on its stream (1, 2, ...), and before[n * K + s], the
@@ -112,6 +91,69 @@ template <activation_graph G, size_oracle Oracle>
         }
         rank[n] = ++count[stream(n)];
     }
+
+    // In-place hints, judged by this order: where the node writing over the
+    // input's bytes is the last to touch them (in the liveness without
+    // hints; the sequential rules turn the others down), it stays only if
+    // every other node touching them finishes before it starts.
+    PlanOptions safe = options;
+    if (!options.inplace.empty()) {
+        safe.inplace.clear();
+        auto plain = compute_liveness(g, views, safe);
+        if (!plain) return unexpected(ValidateError::from(plain.error()));
+        std::vector<std::vector<NodeIndex>> touching(V);  // by root, in node order
+        for (std::size_t n = 0; n < N; ++n) {
+            const auto touch = [&](auto x) {
+                if (const auto v = detail::to_value_id(x, V); v && (touching[plain->roots[*v]].empty() ||
+                                                                    touching[plain->roots[*v]].back() != n))
+                    touching[plain->roots[*v]].push_back(static_cast<NodeIndex>(n));
+            };
+            for (auto x : T::node_inputs(g, n)) touch(x);
+            for (auto x : T::node_outputs(g, n)) touch(x);
+        }
+        std::vector<std::uint8_t> judged(V, 0);  // by root: 1 safe, 2 not (one node can be its last)
+        for (const InplaceHint& h : options.inplace) {
+            if (h.output < V && h.input < V && producer[h.output] != no_node) {
+                const NodeIndex n = producer[h.output];
+                const ValueId r = plain->roots[h.input];
+                const bool last = !touching[r].empty() && touching[r].back() == n;
+                if (last && judged[r] == 0) {
+                    judged[r] = 1;
+                    for (const NodeIndex m : touching[r])
+                        if (m != n && rank[m] > before[n * K + stream(m)]) judged[r] = 2;
+                }
+                if (last && judged[r] == 2) continue;
+            }
+            safe.inplace.push_back(h);
+        }
+    }
+
+    const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
+    auto made = detail::arena_records(g, views, oracle, safe, plan.dynamic_values, has_offset);
+    if (!made) return unexpected(made.error());
+    const Liveness& live = made->live;
+    std::vector<Buffer> records = std::move(made->records);
+    const std::size_t owners = made->owners;
+    OffsetPlan offsets;  // offsets and bounds first, each record at a time of its own (none meet)
+    offsets.arena_bytes = plan.arena_bytes;
+    std::vector<NodeIndex> scratch_node;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        if (i < owners) offsets.offsets.push_back(plan.offset_of(live.owners[i]).value_or(no_offset));
+        else {
+            const NodeIndex n = records[i].first;
+            scratch_node.push_back(n);
+            offsets.offsets.push_back(n < plan.scratch_offsets.size() ? plan.scratch_offsets[n] : no_offset);
+        }
+        records[i].first = records[i].last = static_cast<NodeIndex>(i);
+    }
+    if (auto ok = validate_offsets(records, offsets, alignment); !ok) {
+        ValidateError err = ok.error();
+        if (err.value != no_value && err.value < owners) err.value = live.owners[err.value];
+        return unexpected(err);
+    }
+    const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
+    if (auto ok = detail::check_view_offsets(live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
+        return ok;
 
     // Each record's nodes; whether it is there from the start or to the end.
     std::vector<std::vector<NodeIndex>> touched(records.size());
@@ -177,7 +219,7 @@ template <activation_graph G, size_oracle Oracle>
         }
         open.push_back(i);
     }
-    return detail::validate_dense_liveness(made->graph, views, live, options);
+    return detail::validate_dense_liveness(made->graph, views, live, safe);
 }
 
 }  // namespace onnx_runtime_memory

@@ -320,8 +320,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     {
         // Streams: each node on one of up to 4 streams, some events (some
         // backwards or out of range), scratch for some nodes, pins on a
-        // third of the runs, a small work budget now and then: an error
-        // value or a plan that
+        // third of the runs, in-place hints on a quarter, a small work
+        // budget now and then: an error value or a plan that
         // validate_arena_concurrent accepts, the same plan twice, never
         // below its bound; one stream is plan_arena's plan.
         orm::Streams streams;
@@ -336,6 +336,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         orm::ArenaOptions ao;
         ao.alignment = std::size_t{1} << (h % 7);
         if (h % 5 == 0) ao.work_per_owner = h % 3;
+        for (std::size_t n = 0; h % 4 == 2 && n < N; ++n)  // in place where safe on these streams
+            if (!g->node_inputs(n).empty() && !g->node_outputs(n).empty() && (h >> (n % 61)) & 1)
+                streamed.inplace.push_back({g->node_outputs(n)[0], g->node_inputs(n)[0]});
         for (std::size_t k = 0; h % 3 == 1 && g->value_count() > 0 && k < 1 + (h >> 9) % 3; ++k)  // some not owners
             streamed.pinned.push_back({static_cast<orm::ValueId>((h >> (k * 13)) % g->value_count()),
                                        ((h >> (k * 17 + 4)) % 6) * ao.alignment});

@@ -70,8 +70,7 @@ ONNX_RUNTIME_MEMORY_CORE std::string PlanError::message() const {
         case Kind::parts_overlap:
             return "parts " + v + " and value " + std::to_string(other) + " of one value overlap in its bytes";
         case Kind::bad_streams:
-            if (value != no_value)
-                return v + " has an in-place hint or a pin, which plans across several streams do not take yet";
+            if (node == no_node) return "a spilled request (plan_spilled) is not planned across several streams yet";
             return "the streams description gets " + n +
                    " wrong: a stream id past Streams::max_streams, a stream list not one per node, or an event "
                    "naming a node the graph lacks or not running forward";

@@ -7,11 +7,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "../graph.hpp"
 #include "../liveness_types.hpp"
+#include "../plan_options.hpp"
 #include "../plan_types.hpp"
 #include "../streams.hpp"
 #include "antichain.hpp"
@@ -87,6 +89,18 @@ void node_touches(const G& g, const Liveness& live, NodeTouches& out) {
     for (auto x : T::graph_outputs(g))
         if (const auto v = to_value_id(x, V)) out.kept.push_back(live.roots[*v]);
 }
+
+// The in-place hints that stay safe on streams. A hint whose output's
+// producer n is the last node touching the input's buffer (`touches`, made
+// from `unfolded`, the liveness without hints) stays only where every other
+// node touching that buffer happens before n: else a node on another
+// stream may still read the bytes n overwrites. The other hints go through
+// as they are (the sequential rules turn them down: input_read_later, or
+// not an input of n). `kept`: the hints kept, in their order. O(N + E +
+// hints).
+ONNX_RUNTIME_MEMORY_CORE void stream_safe_hints(const Liveness& unfolded, const NodeTouches& touches,
+                                                const StreamClocks& clocks, std::span<const InplaceHint> hints,
+                                                std::vector<InplaceHint>& kept);
 
 // The working memory of the functions below, kept by a caller that plans
 // again (StreamArenaPlanner): a request then allocates only where it needs

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -104,6 +105,39 @@ ONNX_RUNTIME_MEMORY_CORE void touch_items(const NodeTouches& touches, const Stre
     for (std::size_t m = 0, live = 0; m < N && !overflows; ++m) {
         live = live - ending[m] + change[m];
         it.order_bound = std::max(it.order_bound, live);
+    }
+}
+
+ONNX_RUNTIME_MEMORY_CORE void stream_safe_hints(const Liveness& unfolded, const NodeTouches& touches,
+                                                const StreamClocks& clocks, std::span<const InplaceHint> hints,
+                                                std::vector<InplaceHint>& kept) {
+    const std::size_t V = unfolded.value_count(), N = clocks.rank.size();
+    kept.clear();
+    // The nodes touching each root (by root, ascending), so its last is the greatest.
+    std::vector<std::size_t> start(V + 1, 0);
+    for (const ValueId r : touches.root) ++start[r + 1];
+    for (std::size_t r = 0; r < V; ++r) start[r + 1] += start[r];
+    std::vector<NodeIndex> node(touches.root.size());
+    std::vector<std::size_t> fill(start.begin(), start.end() - 1);
+    for (std::size_t m = 0; m < N; ++m)
+        for (std::size_t e = touches.start[m]; e < touches.start[m + 1]; ++e) node[fill[touches.root[e]]++] = static_cast<NodeIndex>(m);
+    enum : std::uint8_t { unknown, safe, unsafe };
+    std::vector<std::uint8_t> verdict(V, unknown);  // only the last node can take a root's bytes: one verdict a root
+    const auto before = [&](NodeIndex m, NodeIndex n) { return clocks.rank[m] <= clocks.row(n)[clocks.stream[m]]; };
+    for (const InplaceHint& h : hints) {
+        if (h.output < V && h.input < V && unfolded.is_owner(h.output)) {
+            const NodeIndex n = unfolded.intervals[h.output].def;
+            const ValueId r = unfolded.roots[h.input];
+            if (n < N && start[r + 1] > start[r] && node[start[r + 1] - 1] == n) {
+                if (verdict[r] == unknown) {
+                    verdict[r] = safe;
+                    for (std::size_t k = start[r]; k < start[r + 1]; ++k)
+                        if (node[k] != n && !before(node[k], n)) verdict[r] = unsafe;
+                }
+                if (verdict[r] == unsafe) continue;
+            }
+        }
+        kept.push_back(h);
     }
 }
 

@@ -129,10 +129,4 @@ ONNX_RUNTIME_MEMORY_CORE bool several_streams(const StreamClocks& clocks) {
     return std::adjacent_find(clocks.stream.begin(), clocks.stream.end(), std::not_equal_to<>()) != clocks.stream.end();
 }
 
-ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> streams_refuse(const PlanOptions& options) {
-    if (!options.inplace.empty())
-        return unexpected(make_plan_error(PlanError::Kind::bad_streams, options.inplace.front().output));
-    return {};
-}
-
 }  // namespace onnx_runtime_memory::detail
