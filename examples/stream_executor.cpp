@@ -11,7 +11,7 @@
 // tensor, and the graph outputs the same bytes.
 //
 //   stream_executor [--streams K] [--runs R] [--scale S] [--delay-us D]
-//                   [--sequential] FILE...
+//                   [--sequential] [--inplace] FILE...
 //
 // --streams K    nodes to K streams (orm::streams_by_list_scheduling); 2
 // --runs R       runs per model; 20
@@ -22,6 +22,10 @@
 //                validate_arena_concurrent finds it unsafe across the
 //                streams: exits 0 once a run of each such model is caught
 //                clobbering (within R runs), 1 if one is not
+// --inplace      every node hints that its first output may take its first
+//                input's bytes (PlanOptions::inplace; the stand-in kernels
+//                read all their inputs before they write): the plan takes
+//                the hints that are safe on the streams
 // A model whose sizes are known only at run time is skipped. Exits 0 when
 // every run of every model matches (or, with --sequential, each is caught),
 // 1 otherwise, 2 on bad usage or a model it cannot read or plan.
@@ -50,7 +54,7 @@ namespace {
 
 struct Args {
     std::size_t streams = 2, runs = 20, scale = 16, delay_us = 500;
-    bool sequential = false;
+    bool sequential = false, inplace = false;
     std::vector<std::string> files;
 };
 
@@ -212,6 +216,8 @@ std::optional<Args> parse(int argc, char** argv) {
             if (!number(a.delay_us)) return std::nullopt;
         } else if (s == "--sequential") {
             a.sequential = true;
+        } else if (s == "--inplace") {
+            a.inplace = true;
         } else {
             a.files.push_back(s);
         }
@@ -225,7 +231,8 @@ std::optional<Args> parse(int argc, char** argv) {
 int main(int argc, char** argv) {
     const auto args = parse(argc, argv);
     if (!args) {
-        std::fprintf(stderr, "usage: stream_executor [--streams K] [--runs R] [--scale S] [--delay-us D] [--sequential] FILE...\n");
+        std::fprintf(stderr, "usage: stream_executor [--streams K] [--runs R] [--scale S] [--delay-us D] [--sequential] "
+                             "[--inplace] FILE...\n");
         return 2;
     }
     int failures = 0;
@@ -245,22 +252,35 @@ int main(int argc, char** argv) {
         model.bytes.assign(model.g.value_count(), 0);
         for (orm::ValueId v = 0; v < model.g.value_count(); ++v) model.bytes[v] = oracle(v).value_or(0);
         const orm::Streams streams = orm::streams_by_list_scheduling(model.g, args->streams);
-        auto planned = args->sequential ? orm::plan_arena(model.g, model.views, oracle)
-                                        : orm::plan_arena_concurrent(model.g, model.views, oracle, streams);
+        orm::PlanOptions options;
+        for (std::size_t n = 0; args->inplace && n < model.g.node_count(); ++n)
+            if (!model.g.node_inputs(n).empty() && !model.g.node_outputs(n).empty())
+                options.inplace.push_back({model.g.node_outputs(n)[0], model.g.node_inputs(n)[0]});
+        auto planned = args->sequential ? orm::plan_arena(model.g, model.views, oracle, options)
+                                        : orm::plan_arena_concurrent(model.g, model.views, oracle, streams, options);
         if (!planned) return std::fprintf(stderr, "%s: cannot plan: %s\n", file.c_str(), planned.error().message().c_str()), 2;
         if (!planned->is_complete()) {
             std::printf("%s: skipped, sizes known only at run time\n", file.c_str());
             continue;
         }
         const auto& plan = planned->plan();
-        const auto valid = orm::validate_arena_concurrent(model.g, model.views, plan, oracle, streams, plan.alignment);
+        const auto valid = orm::validate_arena_concurrent(model.g, model.views, plan, oracle, streams, plan.alignment, options);
         if (valid && args->sequential) {
             std::printf("%s: skipped, the sequential plan happens to be safe on %zu streams\n", file.c_str(), args->streams);
             continue;
         }
         if (!valid && !args->sequential)
             return std::fprintf(stderr, "%s: invalid plan: %s\n", file.c_str(), valid.error().message().c_str()), 1;
-        const auto table = orm::placements(model.g, model.views, plan, oracle);
+        const auto table = args->sequential ? orm::placements(model.g, model.views, plan, oracle, options)
+                                            : orm::placements(model.g, model.views, plan, oracle, streams, options);
+        std::string folds;  // how many hints the plan took
+        if (args->inplace) {
+            const auto explained = args->sequential ? orm::explain_inplace(model.g, model.views, options)
+                                                    : orm::explain_inplace_on_streams(model.g, model.views, streams, options);
+            if (!explained) return std::fprintf(stderr, "%s: %s\n", file.c_str(), explained.error().message().c_str()), 2;
+            folds = ", " + std::to_string(std::count(explained->begin(), explained->end(), orm::InplaceResult::taken)) +
+                    " of " + std::to_string(options.inplace.size()) + " in-place hints taken";
+        }
         if (!table) return std::fprintf(stderr, "%s: %s\n", file.c_str(), table.error().message().c_str()), 2;
         reference(model, *live);
         std::size_t clobbered_runs = 0, first_caught = 0;
@@ -275,8 +295,8 @@ int main(int argc, char** argv) {
                                                              : "never caught");
             failures += clobbered_runs == 0;
         } else {
-            std::printf("%s on %zu streams (arena %zu bytes, sizes / %zu): %zu runs, %s\n", file.c_str(), args->streams,
-                        plan.arena_bytes, scale, args->runs,
+            std::printf("%s on %zu streams (arena %zu bytes, sizes / %zu%s): %zu runs, %s\n", file.c_str(), args->streams,
+                        plan.arena_bytes, scale, folds.c_str(), args->runs,
                         clobbered_runs == 0 ? "every node's inputs and every output bit for bit as one buffer per tensor"
                                             : (std::to_string(clobbered_runs) + " RUNS DIFFER").c_str());
             failures += clobbered_runs != 0;

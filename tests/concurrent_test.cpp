@@ -383,6 +383,15 @@ TEST_CASE("concurrent: an in-place hint is taken on streams only where every oth
     CHECK(model->arena() == on_two->plan());
     CHECK(model->liveness().roots[id(g, "q")] == id(g, "q"));
     CHECK(model->validate(g, oracle).has_value());
+    // The table binds q where the plan put it (one stream's folds would bind it at p's offset).
+    const auto table = orm::placements(g, {}, on_two->plan(), oracle, apart, hinted);
+    REQUIRE(table.has_value());
+    CHECK((*table)[id(g, "q")].kind == orm::ValueKind::owner);
+    CHECK((*table)[id(g, "q")].offset == on_two->plan().offset_of(id(g, "q")));
+    CHECK(*table == model->placements());
+    const auto one_stream_table = orm::placements(g, {}, on_two->plan(), oracle, hinted);
+    REQUIRE(one_stream_table.has_value());
+    CHECK((*one_stream_table)[id(g, "q")].offset == on_two->plan().offset_of(id(g, "p")));
     // With Q waiting for R: folded, as in one stream, and valid.
     const auto waited = orm::plan_arena_concurrent(g, {}, oracle, waiting, hinted);
     REQUIRE(waited.has_value());

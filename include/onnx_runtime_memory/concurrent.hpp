@@ -24,6 +24,7 @@
 #include "graph.hpp"
 #include "liveness.hpp"
 #include "offsets.hpp"
+#include "placements.hpp"
 #include "plan_types.hpp"
 #include "sizing.hpp"
 #include "streams.hpp"
@@ -66,20 +67,30 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> plan_stream_items(const Liven
 // Whether the nodes run on more than one stream (else: the sequential plan).
 ONNX_RUNTIME_MEMORY_CORE bool several_streams(const StreamClocks& clocks);
 
-// The liveness a plan for streams places: compute_liveness with the
-// in-place hints that stay safe on `clocks` (stream_safe_hints).
+// `options` with only the in-place hints that stay safe on `clocks`
+// (stream_safe_hints): what a plan for streams folds.
+template <activation_graph G>
+[[nodiscard]] expected<PlanOptions, PlanError> stream_options(const G& g, const ViewMap& views, const PlanOptions& options,
+                                                              const StreamClocks& clocks) {
+    PlanOptions safe = options;
+    if (options.inplace.empty()) return safe;
+    safe.inplace.clear();
+    auto unfolded = compute_liveness(g, views, safe);
+    if (!unfolded) return unexpected(unfolded.error());
+    NodeTouches touches;
+    node_touches(g, *unfolded, touches);
+    stream_safe_hints(*unfolded, touches, clocks, options.inplace, safe.inplace);
+    return safe;
+}
+
+// The liveness a plan for streams places: compute_liveness with those hints.
 template <activation_graph G>
 [[nodiscard]] expected<Liveness, PlanError> stream_liveness(const G& g, const ViewMap& views, const PlanOptions& options,
                                                             const StreamClocks& clocks) {
     if (options.inplace.empty()) return compute_liveness(g, views, options);
-    PlanOptions safe = options;
-    safe.inplace.clear();
-    auto unfolded = compute_liveness(g, views, safe);
-    if (!unfolded) return unfolded;
-    NodeTouches touches;
-    node_touches(g, *unfolded, touches);
-    stream_safe_hints(*unfolded, touches, clocks, options.inplace, safe.inplace);
-    return compute_liveness(g, views, safe);
+    auto safe = stream_options(g, views, options, clocks);
+    if (!safe) return unexpected(safe.error());
+    return compute_liveness(g, views, *safe);
 }
 
 }  // namespace detail
@@ -143,6 +154,23 @@ template <activation_graph G, size_oracle Oracle>
         return unexpected(ok.error());
     plan.dynamic_values = std::move(sizes.unknown);
     return ArenaStatus::complete(std::move(plan));
+}
+
+// The placements of a plan for `streams` (plan_arena_concurrent's), made
+// with the same views, streams, options and oracle: placements(), with the
+// in-place folds the plan made (those safe on the streams). Every node on
+// one stream: placements() as it is.
+template <activation_graph G, size_oracle Oracle>
+[[nodiscard]] expected<std::vector<ValuePlacement>, PlanError> placements(const G& g, const ViewMap& views,
+                                                                          const ArenaPlan& plan, Oracle&& oracle,
+                                                                          const Streams& streams,
+                                                                          const PlanOptions& options = {}) {
+    auto clocks = detail::stream_clocks(g, streams);
+    if (!clocks) return unexpected(clocks.error());
+    if (!detail::several_streams(*clocks)) return placements(g, views, plan, oracle, options);
+    auto safe = detail::stream_options(g, views, options, *clocks);
+    if (!safe) return unexpected(safe.error());
+    return placements(g, views, plan, oracle, *safe);
 }
 
 // What became of each of options.inplace's hints on `streams`, in their
