@@ -403,6 +403,16 @@ TEST_CASE("concurrent: an in-place hint is taken on streams only where every oth
     CHECK(folded->arena() == waited->plan());
     CHECK(folded->liveness().roots[id(g, "q")] == id(g, "p"));
     CHECK(folded->validate(g, oracle).has_value());
+    // Hints naming ids past the graph, or an output no node makes: not taken, on streams as in one.
+    orm::PlanOptions odd;
+    odd.inplace = {{ValueId{999}, id(g, "p")}, {id(g, "q"), ValueId{999}}, {id(g, "x"), id(g, "p")}};
+    CHECK(orm::explain_inplace_on_streams(g, {}, apart, odd) ==
+          std::vector{InplaceResult::not_an_input, InplaceResult::not_an_input, InplaceResult::output_not_owner});
+    CHECK(orm::explain_inplace_on_streams(g, {}, apart, odd) == orm::explain_inplace(g, {}, odd));
+    const auto odd_plan = orm::plan_arena_concurrent(g, {}, oracle, apart, odd);
+    REQUIRE(odd_plan.has_value());
+    CHECK(odd_plan->plan() == on_two->plan());
+    CHECK(orm::validate_arena_concurrent(g, {}, odd_plan->plan(), oracle, apart, 64, odd).has_value());
 }
 
 TEST_CASE("concurrent: pins stay where the caller put them on streams too, and two that may be in use together must not share bytes") {
@@ -455,6 +465,19 @@ TEST_CASE("concurrent: pins stay where the caller put them on streams too, and t
     const auto not_owner = orm::plan_arena_concurrent(g, {}, oracle, two, off);
     REQUIRE_FALSE(not_owner.has_value());
     CHECK(not_owner.error() == orm::make_plan_error(PlanError::Kind::bad_pin, id(g, "x")));
+    off.pinned = {{ValueId{999}, 0}};  // past the graph
+    const auto past = orm::plan_arena_concurrent(g, {}, oracle, two, off);
+    REQUIRE_FALSE(past.has_value());
+    CHECK(past.error() == orm::make_plan_error(PlanError::Kind::bad_pin, 999));
+    off.pinned = {{id(g, "q"), orm::no_offset}};
+    const auto too_high = orm::plan_arena_concurrent(g, {}, oracle, two, off);
+    REQUIRE_FALSE(too_high.has_value());
+    CHECK(too_high.error() == orm::make_plan_error(PlanError::Kind::pin_too_high, id(g, "q")));
+    auto high_model = orm::PlannedModel::create_on_streams(g, {}, two, off);  // the request says so too
+    REQUIRE(high_model.has_value());
+    const auto high_request = high_model->plan(oracle);
+    REQUIRE_FALSE(high_request.has_value());
+    CHECK(high_request.error() == too_high.error());
 }
 
 TEST_CASE("concurrent: PlannedModel on streams re-plans each request as plan_arena_concurrent, tables in place") {

@@ -132,8 +132,9 @@ ONNX_RUNTIME_MEMORY_CORE expected<std::size_t, PlanError> place_sized(
             return size_max;
         return lay_out_slots(work.slots.slots, alignment, work.slot_offset).value_or(size_max);
     };
-    if (std::size_t end = 0; placed_end > bound.bytes && pins.empty() && (end = slots_end()) < placed_end) {
-        out.arena_bytes = end;
+    const bool slots_may_win = placed_end > bound.bytes && pins.empty();
+    if (const std::size_t slots_at = slots_may_win ? slots_end() : size_max; slots_at < placed_end) {
+        out.arena_bytes = slots_at;
         out.strategy = ArenaStrategy::slots;
         for (ValueId v : live.owners) out.offsets[v] = work.slot_offset[work.slots.assignments[v].value];
         for (std::size_t n = 0; n < scratch.size(); ++n)
