@@ -122,9 +122,10 @@ template <activation_graph G>
 // An in-place hint is taken where it is safe in one stream and every other
 // node touching the input's bytes happens before the node writing over
 // them (detail::stream_safe_hints); explain_inplace_on_streams says which.
-// bad_streams names the node a description gets wrong (a stream id past max_streams, a list of the wrong length, an event
-// out of range or not forward). O((N + E + n) K) for the clocks and items, the
-// sequential strategies' time, and, only while above the bound, at most
+// bad_streams names the node a description gets wrong (a stream id past
+// max_streams, a list of the wrong length, an event out of range or not
+// forward). O((N + E + n) K) for the clocks and items, the sequential
+// strategies' time, and, only while above the bound, at most
 // work_per_owner x max(n, 4096) / 16 steps (pair tests, flow edges) for
 // each of the antichains (24 bytes a pair of ordered items), the exact
 // placement (for each of the owners and the scratch, when apart) and the
@@ -174,9 +175,10 @@ template <activation_graph G, size_oracle Oracle>
 }
 
 // What became of each of options.inplace's hints on `streams`, in their
-// order: explain_inplace's answers, and input_read_concurrently for a hint
-// the sequential rules would take but a node that need not happen before
-// the hinted one touches the input's bytes. Every node on one stream:
+// order: input_read_concurrently where the hinted node is the last to touch
+// the input's bytes but a node that need not happen before it touches them
+// too (whatever else the sequential rules would say); else explain_inplace's
+// answer with those hints left out. Every node on one stream:
 // explain_inplace.
 template <activation_graph G>
 [[nodiscard]] expected<std::vector<InplaceResult>, PlanError> explain_inplace_on_streams(const G& g, const ViewMap& views,

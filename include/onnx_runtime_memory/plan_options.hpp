@@ -46,8 +46,8 @@ enum class InplaceResult : std::uint8_t {
     input_is_graph_output, // the input's bytes are (or alias) a graph output, which must survive
     input_holds_windows,   // the input's buffer holds views at an offset or parts (ViewMap), which the
                            // output could overwrite
-    input_read_concurrently,  // on streams (explain_inplace_on_streams): a node that need not happen
-                              // before the hinted one touches the input's bytes
+    input_read_concurrently,  // on streams (explain_inplace_on_streams): the hinted node is the last to
+                              // touch the input's bytes, but a node that need not happen before it does too
 };
 
 [[nodiscard]] constexpr const char* to_string(InplaceResult r) noexcept {
