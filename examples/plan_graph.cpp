@@ -39,7 +39,8 @@
 //   --streams K|FILE       also plan for streams running at once (orm::plan_arena_concurrent):
 //                          K streams, nodes by orm::streams_by_list_scheduling, or FILE's
 //                          `NODE-POSITION STREAM` lines (# comments; an unlisted node on
-//                          stream 0); graphs only
+//                          stream 0); graphs only. With --inplace, the in-place plan
+//                          on those streams too (the hints safe there taken)
 //   --spill                with --space: the first space is the fast one, where every
 //                          value is read and written; values wait in the second (default
 //                          host, unbounded) between uses (orm::plan_arena_spill). Below
@@ -210,6 +211,8 @@ struct Analysis {
     std::size_t streams = 0;               // --streams K: the arena for K streams, and its bound
     std::optional<orm::ArenaPlan> concurrent;
     double concurrent_us = 0;
+    std::optional<orm::ArenaPlan> concurrent_inplace;  // --streams with --inplace
+    std::size_t concurrent_inplace_taken = 0;
     std::optional<orm::ArenaPlan> inplace_arena;
     std::optional<std::size_t> inplace_bound;
     std::optional<orm::MemoryOrder> order;  // --reorder: the order planned in
@@ -473,6 +476,24 @@ std::optional<std::string> analyze(const std::string& path, const Args& args, An
                                    ir::describe(a.g, ok.error()));
         }
         a.streams = std::max(args.streams, stream_count);
+        if (args.inplace_ops) {  // the in-place plan on the streams: the hints safe there
+            orm::PlanOptions with = options;
+            with.inplace = ir::inplace_hints(a.g, *args.inplace_ops);
+            auto why = orm::explain_inplace_on_streams(a.g, a.views, streams, with);
+            if (!why) return fmt::format("{}: {}", path, ir::describe(a.g, why.error()));
+            a.concurrent_inplace_taken =
+                static_cast<std::size_t>(std::count(why->begin(), why->end(), orm::InplaceResult::taken));
+            auto in_place = orm::plan_arena_concurrent(a.g, a.views, oracle, streams, with, args.arena);
+            if (!in_place) return fmt::format("{}: --streams --inplace: {}", path, ir::describe(a.g, in_place.error()));
+            if (in_place->is_complete()) {
+                a.concurrent_inplace = std::move(*in_place).plan();
+                if (auto ok = orm::validate_arena_concurrent(a.g, a.views, *a.concurrent_inplace, oracle, streams,
+                                                             args.arena.alignment, with);
+                    !ok)
+                    return fmt::format("{}: the in-place plan for {} streams is invalid: {}", path, stream_count,
+                                       ir::describe(a.g, ok.error()));
+            }
+        }
     }
     if (args.inplace_ops && !instance) {  // the same plan with elementwise ops in place
         orm::PlanOptions with = options;
@@ -660,7 +681,12 @@ void print_json(const Analysis& a) {
                                          number(a.concurrent ? std::optional(a.concurrent->proven_bound_bytes) : std::nullopt),
                                          number(a.concurrent ? std::optional(a.concurrent->arena_bytes) : std::nullopt),
                                          a.concurrent_us)
-                           : std::string()));
+                           : std::string()) +
+            (a.streams > 0 && a.inplace_arena
+                 ? fmt::format(",\"concurrent_inplace_taken\":{},\"concurrent_inplace_arena_bytes\":{}",
+                               a.concurrent_inplace_taken,
+                               number(a.concurrent_inplace ? std::optional(a.concurrent_inplace->arena_bytes) : std::nullopt))
+                 : std::string()));
 }
 
 // What plans a deferred graph, named: bounds for the symbols a bound can
@@ -738,6 +764,11 @@ void print_report(const Analysis& a) {
     if (a.inplace_arena)
         fmt::print("  in place (arena)       {:>10}  {} of {} hints taken; lower bound {}\n", human(a.inplace_arena->arena_bytes),
                    a.inplace_taken, a.inplace_hints, a.inplace_bound ? human(*a.inplace_bound) : std::string("none"));
+    if (a.concurrent_inplace)
+        fmt::print("  in place on {:<3} streams {:>9}  {} of {} hints taken (those safe however the streams interleave); "
+                   "none below {}\n",
+                   a.streams, human(a.concurrent_inplace->arena_bytes), a.concurrent_inplace_taken, a.inplace_hints,
+                   human(a.concurrent_inplace->proven_bound_bytes));
     if (a.spaced) {
         for (std::size_t s = 0; s < a.spaced->spaces.size(); ++s) {
             const auto& space = a.spaced->spaces[s];
