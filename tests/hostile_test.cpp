@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -197,6 +199,79 @@ TEST_CASE("negative ids are printed as the caller named them") {
     g.in = {{0}};
     g.outputs = {-7};
     CHECK(plan_error(g).message() == "the graph's input/output list names value -7, which is not a value id of the graph");
+}
+
+TEST_CASE("a model planned in an order and its order search name bad ids as the caller wrote them") {
+    // PlannedModel and memory_aware_order read the graph once and put the
+    // dense copy in order (detail::reorder): an id outside the graph keeps
+    // its form there, as reading the graph in that order (OrderedGraph) does.
+    IdGraph<long long> g;
+    g.values = 4;
+    g.inputs = {0};
+    g.in = {{0}, {1, -3}, {0}};  // node 1 reads value -3
+    g.out = {{1}, {2}, {3}};
+    g.outputs = {2, 3};
+    const std::vector<orm::NodeIndex> order{0, 2, 1};
+    const auto ordered = orm::in_order(g, order);
+    REQUIRE(ordered.has_value());
+    const auto expected = orm::plan_arena(*ordered, {}, four);
+    REQUIRE_FALSE(expected.has_value());
+    CHECK(expected.error().message() == "node 2 names value -3, which is not a value id of the graph");  // node 2: position 2
+    const auto model = orm::PlannedModel::create(g, {}, {}, {}, order);
+    REQUIRE_FALSE(model.has_value());
+    CHECK(model.error() == expected.error());
+    CHECK(orm::memory_aware_order(g, {}, four).error() == plan_error(g));
+
+    // validate against such a graph: the error validate_arena gives on it in that order.
+    IdGraph<long long> good = g;
+    good.in[1] = {1};
+    auto planned = orm::PlannedModel::create(good, {}, {}, {}, order);
+    REQUIRE(planned.has_value());
+    REQUIRE(planned->plan(four).has_value());
+    CHECK(planned->validate(good, four).has_value());
+    const auto refused = planned->validate(g, four);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error() == orm::validate_arena(*ordered, {}, planned->arena(), four, 64).error());
+    CHECK(refused.error().message().find("-3") != std::string::npos);
+}
+
+TEST_CASE("a graph read once and put in order is the graph read in that order") {
+    // detail::reorder against detail::flatten of OrderedGraph, list by list,
+    // with ids outside the graph compared by what they name.
+    IdGraph<long long> g;
+    g.values = 6;
+    g.inputs = {0, 9};
+    g.in = {{0}, {1, -2}, {0, 1}, {7, 3}, {2, 4}};
+    g.out = {{1}, {2}, {3}, {4, -5}, {5}};
+    g.outputs = {5, 11};
+    const auto named = [](const orm::detail::DenseGraph& d, std::span<const ValueId> ids, orm::NodeIndex node) {
+        std::vector<std::string> out;
+        for (ValueId x : ids) out.push_back(x < d.value_count() ? std::to_string(x) : d.out_of_range(x, node).message());
+        return out;
+    };
+    orm::detail::DenseGraph read, reordered;
+    REQUIRE(orm::detail::flatten(g, read).has_value());
+    for (const std::vector<orm::NodeIndex>& order :
+         {std::vector<orm::NodeIndex>{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}, {1, 3, 0, 4, 2}}) {
+        const auto ordered = orm::in_order(g, order);
+        REQUIRE(ordered.has_value());
+        orm::detail::DenseGraph expected;
+        REQUIRE(orm::detail::flatten(*ordered, expected).has_value());
+        orm::detail::reorder(read, order, reordered);
+        REQUIRE(reordered.node_count() == expected.node_count());
+        CHECK(reordered.value_count() == expected.value_count());
+        CHECK(reordered.initializer == expected.initializer);
+        CHECK(named(reordered, reordered.graph_inputs(), orm::no_node) == named(expected, expected.graph_inputs(), orm::no_node));
+        CHECK(named(reordered, reordered.graph_outputs(), orm::no_node) ==
+              named(expected, expected.graph_outputs(), orm::no_node));
+        for (std::size_t k = 0; k < expected.node_count(); ++k) {
+            const auto n = static_cast<orm::NodeIndex>(k);
+            CHECK(named(reordered, reordered.node_inputs(k), n) == named(expected, expected.node_inputs(k), n));
+            CHECK(named(reordered, reordered.node_outputs(k), n) == named(expected, expected.node_outputs(k), n));
+        }
+    }
+    CHECK(named(reordered, reordered.node_outputs(1), 1) ==
+          std::vector<std::string>{"4", "node 1 names value -5, which is not a value id of the graph"});
 }
 
 TEST_CASE("a value or node count past max_graph_ids is refused before anything is allocated") {

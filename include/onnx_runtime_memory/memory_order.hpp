@@ -45,7 +45,8 @@
 #include "detail/checked.hpp"
 #include "detail/config.hpp"
 #include "detail/ids.hpp"
-#include "detail/order_problem.hpp"
+#include "detail/dense_graph.hpp"
+#include "detail/order_search.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
@@ -103,6 +104,11 @@ namespace detail {
 ONNX_RUNTIME_MEMORY_CORE MemoryOrder search_order(const OrderProblem& p, const OrderOptions& order_options, bool keep_found,
                                                   std::vector<std::pair<OrderStrategy, std::vector<NodeIndex>>>& found);
 
+// memory_aware_order on a graph already read.
+ONNX_RUNTIME_MEMORY_CORE expected<MemoryOrder, PlanError> dense_memory_aware_order(const DenseGraph& g, const ViewMap& views,
+                                                                                  SizeOf oracle, const PlanOptions& options,
+                                                                                  const OrderOptions& order_options);
+
 }  // namespace detail
 
 // The order (see the top of this file) and the peak before and after, in
@@ -113,46 +119,9 @@ template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<MemoryOrder, PlanError> memory_aware_order(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                   const PlanOptions& options = {},
                                                                   const OrderOptions& order_options = {}) {
-    auto problem = detail::order_problem(g, views, oracle, options, order_options.alignment);
-    if (!problem) return unexpected(problem.error());
-    const detail::OrderProblem& p = *problem;
-    std::vector<std::pair<OrderStrategy, std::vector<NodeIndex>>> found;  // with hints: each order, measured again
-    MemoryOrder best = detail::search_order(p, order_options, !options.inplace.empty(), found);
-    // With in-place hints the planner folds by order, which the search does
-    // not model: every order found is measured with the hints (the lower
-    // bound of its liveness, hints folded in that order), the least kept,
-    // ties to the given order then the earlier found, and nothing is proven.
-    if (!options.inplace.empty()) {
-        const auto bound = [&](const auto& graph) -> std::optional<std::size_t> {
-            auto live = compute_liveness(graph, views, options);
-            if (!live) return std::nullopt;
-            const auto rounded = [&](ValueId v) {  // every size rounded up, as the search counts them
-                std::optional<std::size_t> bytes = oracle(v);
-                if (bytes) *bytes = detail::saturating_align_up(*bytes, detail::alignment_or_one(order_options.alignment));
-                return bytes;
-            };
-            auto b = lower_bounds(*live, rounded);
-            return b ? std::optional<std::size_t>(b->offset_bytes) : std::nullopt;
-        };
-        const auto given = bound(g);
-        best.proven_optimal = false;
-        best.lower_bound_bytes = 0;
-        if (given) {
-            best.given_peak_bytes = best.peak_bytes = *given;
-            for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
-            best.strategy = OrderStrategy::given;
-            for (auto& [strategy, order] : found) {
-                auto ordered = in_order(g, order);
-                const auto peak = ordered ? bound(*ordered) : std::nullopt;
-                if (peak && *peak < best.peak_bytes) {
-                    best.peak_bytes = *peak;
-                    best.order = std::move(order);
-                    best.strategy = strategy;
-                }
-            }
-        }
-    }
-    return best;
+    detail::DenseGraph dense;
+    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    return detail::dense_memory_aware_order(dense, views, oracle, options, order_options);
 }
 
 // A first argument that is no graph: the error names the function it lacks.

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "detail/dense_graph.hpp"
 #include "detail/ids.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
@@ -79,6 +81,23 @@ template <activation_graph G>
     return order;
 }
 
+namespace detail {
+
+// Whether `order` is a permutation of `nodes` nodes: bad_order names the
+// first repeated or out-of-range node, or the first node missing.
+[[nodiscard]] inline expected<void, PlanError> check_order(std::size_t nodes, std::span<const NodeIndex> order) {
+    std::vector<std::uint8_t> seen(nodes, 0);
+    for (NodeIndex n : order) {
+        if (n >= nodes || seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, n));
+        seen[n] = true;
+    }
+    for (std::size_t n = 0; n < nodes; ++n)
+        if (!seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, static_cast<NodeIndex>(n)));
+    return {};
+}
+
+}  // namespace detail
+
 // A graph presented in a given node order: node n of the adaptor is node
 // order[n] of the base graph. Models activation_graph, and shaped_graph when
 // the base does. Keeps a reference to the base graph.
@@ -114,14 +133,7 @@ public:
     [[nodiscard]] static expected<OrderedGraph, PlanError> create(const G& g, std::vector<NodeIndex> order) {
         const auto size = detail::checked_size(g);
         if (!size) return unexpected(size.error());
-        std::vector<std::uint8_t> seen(size->nodes, 0);
-        for (NodeIndex n : order) {
-            if (n >= size->nodes || seen[n]) return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, n));
-            seen[n] = true;
-        }
-        for (std::size_t n = 0; n < size->nodes; ++n)
-            if (!seen[n])
-                return unexpected(make_plan_error(PlanError::Kind::bad_order, no_value, static_cast<NodeIndex>(n)));
+        if (auto ok = detail::check_order(size->nodes, order); !ok) return unexpected(ok.error());
         return OrderedGraph(g, std::move(order));
     }
 
@@ -149,6 +161,18 @@ template <activation_graph G>
     if (!order) return unexpected(order.error());
     return in_order(g, std::move(*order));
 }
+
+namespace detail {
+
+// A graph already read, in `order` (checked as OrderedGraph::create checks
+// it), into `out`.
+[[nodiscard]] inline expected<void, PlanError> in_order(const DenseGraph& g, std::span<const NodeIndex> order, DenseGraph& out) {
+    if (auto ok = check_order(g.node_count(), order); !ok) return ok;
+    reorder(g, order, out);
+    return {};
+}
+
+}  // namespace detail
 
 // The adaptors keep a reference to the graph: a temporary would dangle.
 template <activation_graph G>

@@ -16,7 +16,6 @@
 // validate_arena_concurrent.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -28,18 +27,17 @@
 #include "arena.hpp"
 #include "arena_spill.hpp"
 #include "concurrent.hpp"
+#include "detail/config.hpp"
+#include "detail/dense_graph.hpp"
 #include "errors.hpp"
 #include "expected.hpp"
 #include "graph.hpp"
 #include "liveness.hpp"
-#include "order.hpp"
 #include "placements.hpp"
 #include "plan_types.hpp"
 #include "sizing.hpp"
 #include "streams.hpp"
-#include "validate.hpp"
-#include "validate_concurrent.hpp"
-#include "validate_spill.hpp"
+#include "validate_error.hpp"
 #include "view_map.hpp"
 
 namespace onnx_runtime_memory {
@@ -58,10 +56,9 @@ public:
     [[nodiscard]] static expected<PlannedModel, PlanError> create(const G& g, ViewMap views, PlanOptions options = {},
                                                                   ArenaOptions arena_options = {},
                                                                   std::vector<NodeIndex> order = {}) {
-        if (order.empty()) return make(g, std::move(views), std::move(options), arena_options, std::move(order));
-        auto ordered = in_order(g, order);
-        if (!ordered) return unexpected(ordered.error());
-        return make(*ordered, std::move(views), std::move(options), arena_options, std::move(order));
+        detail::DenseGraph dense;
+        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+        return create_dense(dense, std::move(views), std::move(options), arena_options, std::move(order));
     }
     // Plans g in its own order for an executor that runs nodes at the same
     // time, as `streams` says (concurrent.hpp): each request's plan is
@@ -76,16 +73,9 @@ public:
     [[nodiscard]] static expected<PlannedModel, PlanError> create_on_streams(const G& g, ViewMap views, Streams streams,
                                                                              PlanOptions options = {},
                                                                              ArenaOptions arena_options = {}) {
-        auto clocks = detail::stream_clocks(g, streams);
-        if (!clocks) return unexpected(clocks.error());
-        if (!detail::several_streams(*clocks)) return make(g, std::move(views), std::move(options), arena_options, {});
-        if (auto ok = scratch_in_graph(g, options); !ok) return unexpected(ok.error());
-        auto planner = detail::StreamArenaPlanner::create(g, views, std::move(*clocks), options, arena_options);
-        if (!planner) return unexpected(planner.error());
-        PlannedModel model(std::move(*planner), std::move(views), std::move(options), arena_options, {});
-        model.finish(g, model.options_, positions(g, {}));
-        model.streams_ = std::move(streams);
-        return model;
+        detail::DenseGraph dense;
+        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+        return create_dense_on_streams(dense, std::move(views), std::move(streams), std::move(options), arena_options);
     }
     // A first argument that is no graph: the error names the function it lacks.
     template <class G, class... Rest>
@@ -107,26 +97,7 @@ public:
     // PlanError::bad_scratch naming it.
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, PlanError> plan(Oracle&& oracle, std::span<const std::size_t> scratch_bytes) {
-        if (auto ok = scratch_by_position(scratch_bytes); !ok) return unexpected(ok.error());
-        auto outcome = std::visit([&](auto& planner) { return planner.plan(oracle, position_scratch_, arena_); }, planner_);
-        if (!outcome) return unexpected(outcome.error());
-        if (*outcome == ArenaPlanner::Outcome::deferred) return Outcome::deferred;
-        // One entry a node of the request's scratch, as plan_arena says (in an order: every position).
-        if (scratch_bytes.empty()) arena_.scratch_offsets.clear();
-        else if (order_.empty()) arena_.scratch_offsets.resize(scratch_bytes.size(), no_offset);
-        detail::fill_placements(base_, kept().liveness(), kept().sizes(), arena_.dynamic_values, arena_, table_);
-        no_ops_.clear();
-        detail::no_op_in_place(no_op_candidates_, kept().liveness(), oracle, [&](NodeIndex n) { return node_at(n); }, no_ops_);
-        std::sort(no_ops_.begin(), no_ops_.end());
-        planned_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
-        scratch_table_.clear();
-        for (std::size_t n = 0; n < scratch_bytes.size(); ++n)
-            if (scratch_bytes[n] > 0) {
-                const std::size_t at = position_of_[n];
-                scratch_table_.push_back(ScratchPlacement{static_cast<NodeIndex>(n), scratch_bytes[n], SlotId::none(),
-                                                          arena_.scratch_offsets[at]});
-            }
-        return Outcome::complete;
+        return plan_sized(oracle, scratch_bytes);
     }
 
     // Moves part `part` (ViewMap::insert_part) to byte `offset` of the value
@@ -157,22 +128,7 @@ public:
     template <size_oracle Oracle>
     [[nodiscard]] expected<Outcome, SpillError> plan_spilled(Oracle&& oracle, const SpillOptions& options,
                                                              std::span<const std::size_t> scratch_bytes) {
-        if (streamed())
-            return refused_records<SpillError>(make_plan_error(PlanError::Kind::bad_streams, no_value));
-        if (auto ok = scratch_by_position(scratch_bytes); !ok) return refused_records<SpillError>(ok.error());
-        const Liveness& live = kept().liveness();
-        auto request = detail::size_for_plan(live, oracle, options_.unknown_sizes, position_scratch_);
-        if (!request) return refused_records<SpillError>(request.error());
-        if (request->deferred) return Outcome::deferred;
-        SpilledArenaPlan next;
-        if (auto ok = detail::spill_request(request->planned(live), request->sizes, position_scratch_, value_uses_,
-                                            options_.pinned, options, next);
-            !ok)
-            return unexpected(ok.error());
-        next.dynamic_values = std::move(request->sizes.unknown);
-        spilled_ = std::move(next);
-        spilled_scratch_.assign(position_scratch_.begin(), position_scratch_.end());
-        return Outcome::complete;
+        return plan_spilled_sized(oracle, options, scratch_bytes);
     }
     // The last complete spilled request's plan (positions, and scratch, in the order planned).
     [[nodiscard]] const SpilledArenaPlan& spilled() const noexcept { return spilled_; }
@@ -181,12 +137,9 @@ public:
     template <activation_graph G, size_oracle Oracle>
     [[nodiscard]] expected<void, ValidateError> validate_spilled(const G& g, Oracle&& oracle,
                                                                  const SpillOptions& options) const {
-        PlanOptions planned = options_;
-        planned.scratch_bytes.assign(spilled_scratch_.begin(), spilled_scratch_.end());
-        if (order_.empty()) return validate_arena_spill(g, views_, spilled_, oracle, planned, options);
-        auto ordered = in_order(g, order_);
-        if (!ordered) return unexpected(ValidateError::from(ordered.error()));
-        return validate_arena_spill(*ordered, views_, spilled_, oracle, planned, options);
+        detail::DenseGraph dense;
+        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+        return validate_spilled_dense(dense, oracle, options);
     }
 
     // The last complete request's arena plan (scratch_offsets by position in
@@ -227,15 +180,21 @@ public:
     // `oracle` (the request's). Independent of the planner; allocates.
     template <activation_graph G, size_oracle Oracle>
     [[nodiscard]] expected<void, ValidateError> validate(const G& g, Oracle&& oracle) const {
-        PlanOptions planned = options_;
-        planned.scratch_bytes.assign(planned_scratch_.begin(), planned_scratch_.end());
-        if (streamed())
-            return validate_arena_concurrent(g, views_, arena_, oracle, streams_, arena_options_.alignment, planned);
-        if (order_.empty()) return validate_arena(g, views_, arena_, oracle, arena_options_.alignment, planned);
-        auto ordered = in_order(g, order_);
-        if (!ordered) return unexpected(ValidateError::from(ordered.error()));
-        return validate_arena(*ordered, views_, arena_, oracle, arena_options_.alignment, planned);
+        detail::DenseGraph dense;
+        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+        return validate_dense(dense, oracle);
     }
+
+#if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+    // With the core compiled apart, out of line: compiled once there, not in
+    // every unit that keeps a model (header-only, the implicit ones cost g++
+    // less memory at -O2 than these defaulted out of line).
+    PlannedModel(const PlannedModel&);
+    PlannedModel(PlannedModel&&) noexcept;
+    PlannedModel& operator=(const PlannedModel&);
+    PlannedModel& operator=(PlannedModel&&) noexcept;
+    ~PlannedModel();
+#endif
 
 private:
     using Planner = std::variant<ArenaPlanner, detail::StreamArenaPlanner>;
@@ -251,17 +210,37 @@ private:
     [[nodiscard]] NodeIndex node_at(NodeIndex position) const noexcept {
         return order_.empty() ? static_cast<NodeIndex>(position) : order_[position];
     }
+    // What the templates call once the graph is read into a dense one
+    // and the oracle wrapped (the code: detail/model_planning.hpp).
+    ONNX_RUNTIME_MEMORY_CORE static expected<PlannedModel, PlanError> create_dense(const detail::DenseGraph& g, ViewMap views,
+                                                                                  PlanOptions options,
+                                                                                  const ArenaOptions& arena_options,
+                                                                                  std::vector<NodeIndex> order);
+    ONNX_RUNTIME_MEMORY_CORE static expected<PlannedModel, PlanError> create_dense_on_streams(
+        const detail::DenseGraph& g, ViewMap views, Streams streams, PlanOptions options, const ArenaOptions& arena_options);
+    ONNX_RUNTIME_MEMORY_CORE expected<Outcome, PlanError> plan_sized(detail::SizeOf oracle,
+                                                                    std::span<const std::size_t> scratch_bytes);
+    ONNX_RUNTIME_MEMORY_CORE expected<Outcome, SpillError> plan_spilled_sized(detail::SizeOf oracle,
+                                                                             const SpillOptions& options,
+                                                                             std::span<const std::size_t> scratch_bytes);
+    // validate and validate_spilled on g, in g's own order.
+    ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> validate_dense(const detail::DenseGraph& g,
+                                                                         detail::SizeOf oracle) const;
+    ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> validate_spilled_dense(const detail::DenseGraph& g,
+                                                                                 detail::SizeOf oracle,
+                                                                                 const SpillOptions& options) const;
+    // create on g in the order planned.
+    ONNX_RUNTIME_MEMORY_CORE static expected<PlannedModel, PlanError> make(const detail::DenseGraph& g, ViewMap views,
+                                                                          PlanOptions options,
+                                                                          const ArenaOptions& arena_options,
+                                                                          std::vector<NodeIndex> order);
     // This request's scratch by position (position_scratch_), or the node it names that the graph lacks.
-    [[nodiscard]] expected<void, PlanError> scratch_by_position(std::span<const std::size_t> scratch_bytes) {
-        position_scratch_.assign(position_of_.size(), 0);
-        for (std::size_t n = 0; n < scratch_bytes.size(); ++n) {
-            if (scratch_bytes[n] == 0) continue;
-            if (n >= position_of_.size())
-                return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
-            position_scratch_[position_of_[n]] = scratch_bytes[n];
-        }
-        return {};
-    }
+    ONNX_RUNTIME_MEMORY_CORE expected<void, PlanError> scratch_by_position(std::span<const std::size_t> scratch_bytes);
+    // What no request changes, from g in the order planned (`planned`: the
+    // options with scratch by position): the positions, the placement
+    // table's base, the owners' uses, the no-op candidates.
+    ONNX_RUNTIME_MEMORY_CORE void finish(const detail::DenseGraph& g, const PlanOptions& planned,
+                                         std::vector<std::size_t> position_of);
 
     // The planner is built in place: g++ 12 at -O2 warns (-Wmaybe-uninitialized)
     // on a temporary variant's destructor.
@@ -271,52 +250,6 @@ private:
         : planner_(std::in_place_type<std::remove_cvref_t<P>>, std::forward<P>(planner)), views_(std::move(views)),
           options_(std::move(options)),
           arena_options_(arena_options), order_(std::move(order)) {}
-
-    // create, on the graph in the order planned.
-    template <activation_graph G>
-    [[nodiscard]] static expected<PlannedModel, PlanError> make(const G& g, ViewMap views, PlanOptions options,
-                                                                const ArenaOptions& arena_options,
-                                                                std::vector<NodeIndex> order) {
-        if (auto ok = scratch_in_graph(g, options); !ok) return unexpected(ok.error());
-        std::vector<std::size_t> position_of = positions(g, order);
-        PlanOptions planned = options;  // scratch by position, for the liveness and the planner
-        planned.scratch_bytes.assign(position_of.size(), 0);
-        for (std::size_t n = 0; n < options.scratch_bytes.size(); ++n)
-            if (options.scratch_bytes[n] > 0) planned.scratch_bytes[position_of[n]] = options.scratch_bytes[n];
-        auto live = compute_liveness(g, views, planned);
-        if (!live) return unexpected(live.error());
-        ArenaPlanner planner(std::move(*live), arena_options, planned.scratch_bytes, planned.pinned, planned.unknown_sizes);
-        PlannedModel model(std::move(planner), std::move(views), std::move(options), arena_options, std::move(order));
-        model.finish(g, planned, std::move(position_of));
-        return model;
-    }
-    // Node id -> position in `order` (empty: the graph's own).
-    template <activation_graph G>
-    [[nodiscard]] static std::vector<std::size_t> positions(const G& g, const std::vector<NodeIndex>& order) {
-        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
-        std::vector<std::size_t> position_of(N);
-        for (std::size_t k = 0; k < N; ++k) position_of[order.empty() ? k : order[k]] = k;
-        return position_of;
-    }
-    // A node the graph lacks given scratch: bad_scratch naming it.
-    template <activation_graph G>
-    [[nodiscard]] static expected<void, PlanError> scratch_in_graph(const G& g, const PlanOptions& options) {
-        const std::size_t N = static_cast<std::size_t>(graph_traits<G>::node_count(g));
-        for (std::size_t n = N; n < options.scratch_bytes.size(); ++n)
-            if (options.scratch_bytes[n] > 0) return unexpected(make_plan_error(PlanError::Kind::bad_scratch, no_value, static_cast<NodeIndex>(n)));
-        return {};
-    }
-    // What no request changes, from g in the order planned (`planned`: the
-    // options with scratch by position): the positions, the placement
-    // table's base, the owners' uses, the no-op candidates.
-    template <activation_graph G>
-    void finish(const G& g, const PlanOptions& planned, std::vector<std::size_t> position_of) {
-        position_of_ = std::move(position_of);
-        detail::placement_base(g, kept().liveness(), planned, base_);
-        detail::owner_uses(g, kept().liveness(), value_uses_);
-        detail::no_op_candidates(g, views_, no_op_candidates_);  // by position
-        no_ops_.reserve(no_op_candidates_.nodes.size());
-    }
 
     Planner planner_;
     ViewMap views_;
@@ -338,3 +271,7 @@ private:
 };
 
 }  // namespace onnx_runtime_memory
+
+#if !defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
+#include "detail/model_planning.hpp"  // the code (else the compiled core's: src.hpp)
+#endif

@@ -16,10 +16,11 @@
 #include "detail/liveness_shape.hpp"          // check_liveness
 #include "detail/offset_checks.hpp"           // validate_offsets
 #include "detail/offset_columns.hpp"          // plan_offsets' checks and placement
-#include "detail/order_portfolio.hpp"         // memory_aware_order's search
+#include "detail/order_portfolio.hpp"         // memory_aware_order once the graph is read
 #include "detail/overlap_sweep.hpp"           // first_overlap
 #include "detail/owner_sizes.hpp"             // the sizes stage
 #include "detail/plan_error_message.hpp"      // PlanError::message
+#include "detail/model_planning.hpp"          // PlannedModel
 #include "detail/portfolio.hpp"               // place_buffers: every arena strategy and search
 #include "detail/radix_sort.hpp"              // the radix sort
 #include "detail/sized_arena.hpp"             // plan_arena once sized, arena_from_slots

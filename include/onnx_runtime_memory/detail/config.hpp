@@ -7,9 +7,9 @@
 // graph every template flattens its caller's graph into, the sizes stage,
 // the slot planners, validate's checks, the lower bounds, the arena
 // strategies and searches and the arena's layout around them, the plans
-// across streams, plan_spill, the memory-aware order's search, the
-// error messages) and not the code
-// behind them; exactly one of its translation units defines them by
+// across streams, plan_spill, the memory-aware order, PlannedModel (their
+// templates only read the graph and wrap the oracle), the error messages)
+// and not the code behind them; exactly one of its translation units defines them by
 // including <onnx_runtime_memory/src.hpp>. Each core function's code is in a
 // header of its own (a definer), which the header declaring it includes at
 // its end unless the core is compiled apart; a definer included anywhere

@@ -106,4 +106,36 @@ template <activation_graph G>
     return {};
 }
 
+// A graph already read: a copy (its ids outside the graph keep the
+// caller's form, which reading its rows again would lose).
+[[nodiscard]] inline expected<void, PlanError> flatten(const DenseGraph& g, DenseGraph& dense) {
+    dense = g;
+    return {};
+}
+
+// g's rows in `order` (a permutation of its nodes, checked by the caller:
+// OrderedGraph::create) into `out`: node k of `out` is node order[k] of g.
+// What flatten gives on the ordered graph, ids outside the graph included.
+inline void reorder(const DenseGraph& g, std::span<const NodeIndex> order, DenseGraph& out) {
+    out.values = g.values;
+    out.nodes = order.size();
+    out.graph_input_ids = g.graph_input_ids;
+    out.graph_output_ids = g.graph_output_ids;
+    out.initializer = g.initializer;
+    out.bad_ids = g.bad_ids;
+    out.inputs.clear();
+    out.outputs.clear();
+    out.inputs.reserve(g.inputs.size());
+    out.outputs.reserve(g.outputs.size());
+    out.input_start.assign(order.size() + 1, 0);
+    out.output_start.assign(order.size() + 1, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const auto ins = g.node_inputs(order[k]), outs = g.node_outputs(order[k]);
+        out.inputs.insert(out.inputs.end(), ins.begin(), ins.end());
+        out.outputs.insert(out.outputs.end(), outs.begin(), outs.end());
+        out.input_start[k + 1] = static_cast<std::uint32_t>(out.inputs.size());
+        out.output_start[k + 1] = static_cast<std::uint32_t>(out.outputs.size());
+    }
+}
+
 }  // namespace onnx_runtime_memory::detail

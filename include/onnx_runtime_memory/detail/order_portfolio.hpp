@@ -1,5 +1,5 @@
-// memory_aware_order's search (memory_order.hpp): every strategy on the
-// order problem, the best kept. Inline at the end of memory_order.hpp, or in
+// memory_aware_order (memory_order.hpp) once the graph is read: the order
+// problem, every strategy on it, the best kept. Inline at the end of memory_order.hpp, or in
 // the compiled core (config.hpp).
 #pragma once
 
@@ -130,6 +130,51 @@ ONNX_RUNTIME_MEMORY_CORE MemoryOrder search_order(const OrderProblem& p, const O
         }
         best.proven_optimal = best.peak_bytes <= best.lower_bound_bytes;
         if (!best.proven_optimal && exact_budget > 0) (void)exact_pass(exact_budget);
+    }
+    return best;
+}
+
+ONNX_RUNTIME_MEMORY_CORE expected<MemoryOrder, PlanError> dense_memory_aware_order(const DenseGraph& g, const ViewMap& views,
+                                                                                  SizeOf oracle, const PlanOptions& options,
+                                                                                  const OrderOptions& order_options) {
+    auto problem = order_problem(g, views, oracle, options, order_options.alignment);
+    if (!problem) return unexpected(problem.error());
+    const OrderProblem& p = *problem;
+    std::vector<std::pair<OrderStrategy, std::vector<NodeIndex>>> found;  // with hints: each order, measured again
+    MemoryOrder best = search_order(p, order_options, !options.inplace.empty(), found);
+    // With in-place hints the planner folds by order, which the search does
+    // not model: every order found is measured with the hints (the lower
+    // bound of its liveness, hints folded in that order), the least kept,
+    // ties to the given order then the earlier found, and nothing is proven.
+    if (!options.inplace.empty()) {
+        const auto bound = [&](const DenseGraph& graph) -> std::optional<std::size_t> {
+            auto live = dense_liveness(graph, views, options);
+            if (!live) return std::nullopt;
+            const auto rounded = [&](ValueId v) {  // every size rounded up, as the search counts them
+                std::optional<std::size_t> bytes = oracle(v);
+                if (bytes) *bytes = saturating_align_up(*bytes, alignment_or_one(order_options.alignment));
+                return bytes;
+            };
+            auto b = lower_bounds(*live, rounded);
+            return b ? std::optional<std::size_t>(b->offset_bytes) : std::nullopt;
+        };
+        const auto given = bound(g);
+        best.proven_optimal = false;
+        best.lower_bound_bytes = 0;
+        if (given) {
+            best.given_peak_bytes = best.peak_bytes = *given;
+            for (std::size_t n = 0; n < p.nodes; ++n) best.order[n] = static_cast<NodeIndex>(n);
+            best.strategy = OrderStrategy::given;
+            for (auto& [strategy, order] : found) {
+                DenseGraph ordered;
+                const auto peak = in_order(g, order, ordered) ? bound(ordered) : std::nullopt;
+                if (peak && *peak < best.peak_bytes) {
+                    best.peak_bytes = *peak;
+                    best.order = std::move(order);
+                    best.strategy = strategy;
+                }
+            }
+        }
     }
     return best;
 }
