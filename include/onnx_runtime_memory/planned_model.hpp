@@ -186,14 +186,15 @@ public:
     }
 
 #if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
-    // With the core compiled apart, out of line: compiled once there, not in
-    // every unit that keeps a model (header-only, the implicit ones cost g++
-    // less memory at -O2 than these defaulted out of line).
-    PlannedModel(const PlannedModel&);
+    // With the core compiled apart, what every unit that keeps a model calls
+    // is out of line, compiled once there; the copies and the assignments
+    // are made only where used. (Header-only, the implicit ones: defaulted
+    // out of line, they cost g++ more memory at -O2.)
     PlannedModel(PlannedModel&&) noexcept;
-    PlannedModel& operator=(const PlannedModel&);
-    PlannedModel& operator=(PlannedModel&&) noexcept;
     ~PlannedModel();
+    PlannedModel(const PlannedModel&) = default;
+    PlannedModel& operator=(const PlannedModel&) = default;
+    PlannedModel& operator=(PlannedModel&&) noexcept = default;
 #endif
 
 private:

@@ -44,10 +44,7 @@ namespace detail {
 }  // namespace detail
 
 #if defined(ONNX_RUNTIME_MEMORY_SEPARATE_COMPILATION)
-PlannedModel::PlannedModel(const PlannedModel&) = default;
 PlannedModel::PlannedModel(PlannedModel&&) noexcept = default;
-PlannedModel& PlannedModel::operator=(const PlannedModel&) = default;
-PlannedModel& PlannedModel::operator=(PlannedModel&&) noexcept = default;
 PlannedModel::~PlannedModel() = default;
 #endif
 
