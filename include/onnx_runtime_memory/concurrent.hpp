@@ -186,8 +186,10 @@ template <activation_graph G>
                                                                                         const PlanOptions& options) {
     auto clocks = detail::stream_clocks(g, streams);
     if (!clocks) return unexpected(clocks.error());
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(read.error());
+    const detail::DenseGraph& dense = **read;
     auto live = detail::liveness_of(dense, views, options);
     if (!live) return unexpected(live.error());
     const std::span<const InplaceHint> hints(options.inplace);

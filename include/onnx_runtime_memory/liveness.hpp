@@ -53,8 +53,10 @@ ONNX_RUNTIME_MEMORY_CORE expected<Liveness, PlanError> dense_liveness(const Dens
 template <activation_graph G>
 [[nodiscard]] expected<Liveness, PlanError> compute_liveness(const G& g, const ViewMap& views,
                                                              const PlanOptions& options = {}) {
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(read.error());
+    const detail::DenseGraph& dense = **read;
     return detail::dense_liveness(dense, views, options);
 }
 
@@ -70,8 +72,10 @@ expected<Liveness, PlanError> compute_liveness(const G&, Rest&&...) {
 template <activation_graph G>
 [[nodiscard]] expected<std::vector<InplaceResult>, PlanError> explain_inplace(const G& g, const ViewMap& views,
                                                                              const PlanOptions& options) {
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(read.error());
+    const detail::DenseGraph& dense = **read;
     auto live = detail::liveness_of(dense, views, options);
     if (!live) return unexpected(live.error());
     return detail::decide_inplace(dense, *live, options.inplace);

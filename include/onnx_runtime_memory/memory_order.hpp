@@ -119,8 +119,10 @@ template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<MemoryOrder, PlanError> memory_aware_order(const G& g, const ViewMap& views, Oracle&& oracle,
                                                                   const PlanOptions& options = {},
                                                                   const OrderOptions& order_options = {}) {
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(read.error());
+    const detail::DenseGraph& dense = **read;
     return detail::dense_memory_aware_order(dense, views, oracle, options, order_options);
 }
 

@@ -56,8 +56,10 @@ public:
     [[nodiscard]] static expected<PlannedModel, PlanError> create(const G& g, ViewMap views, PlanOptions options = {},
                                                                   ArenaOptions arena_options = {},
                                                                   std::vector<NodeIndex> order = {}) {
-        detail::DenseGraph dense;
-        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+        detail::DenseGraph store;
+        const auto read = detail::read_graph(g, store);
+        if (!read) return unexpected(read.error());
+        const detail::DenseGraph& dense = **read;
         return create_dense(dense, std::move(views), std::move(options), arena_options, std::move(order));
     }
     // Plans g in its own order for an executor that runs nodes at the same
@@ -73,8 +75,10 @@ public:
     [[nodiscard]] static expected<PlannedModel, PlanError> create_on_streams(const G& g, ViewMap views, Streams streams,
                                                                              PlanOptions options = {},
                                                                              ArenaOptions arena_options = {}) {
-        detail::DenseGraph dense;
-        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ok.error());
+        detail::DenseGraph store;
+        const auto read = detail::read_graph(g, store);
+        if (!read) return unexpected(read.error());
+        const detail::DenseGraph& dense = **read;
         return create_dense_on_streams(dense, std::move(views), std::move(streams), std::move(options), arena_options);
     }
     // A first argument that is no graph: the error names the function it lacks.
@@ -137,8 +141,10 @@ public:
     template <activation_graph G, size_oracle Oracle>
     [[nodiscard]] expected<void, ValidateError> validate_spilled(const G& g, Oracle&& oracle,
                                                                  const SpillOptions& options) const {
-        detail::DenseGraph dense;
-        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+        detail::DenseGraph store;
+        const auto read = detail::read_graph(g, store);
+        if (!read) return unexpected(ValidateError::from(read.error()));
+        const detail::DenseGraph& dense = **read;
         return validate_spilled_dense(dense, oracle, options);
     }
 
@@ -180,8 +186,10 @@ public:
     // `oracle` (the request's). Independent of the planner; allocates.
     template <activation_graph G, size_oracle Oracle>
     [[nodiscard]] expected<void, ValidateError> validate(const G& g, Oracle&& oracle) const {
-        detail::DenseGraph dense;
-        if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+        detail::DenseGraph store;
+        const auto read = detail::read_graph(g, store);
+        if (!read) return unexpected(ValidateError::from(read.error()));
+        const detail::DenseGraph& dense = **read;
         return validate_dense(dense, oracle);
     }
 

@@ -62,25 +62,29 @@ ONNX_RUNTIME_MEMORY_CORE expected<std::optional<Liveness>, ValidateError> split_
 // order, pinned as the options say), then each node's scratch. `placed(v)`:
 // whether the plan places value v.
 struct ArenaRecords {
-    DenseGraph graph;  // the graph, read once
+    DenseGraph store;                   // the graph read, unless the caller's was a DenseGraph
+    const DenseGraph* graph = nullptr;  // the graph the records come from (`store` or the caller's)
     Liveness live;
     std::vector<Buffer> records;
     std::size_t owners = 0;
     std::vector<std::size_t> windows;  // view_windows: empty when no view has an offset
+
+    ArenaRecords() = default;
+    ArenaRecords(const ArenaRecords&) = delete;  // `graph` may point into `store`: never copied or moved
+    ArenaRecords& operator=(const ArenaRecords&) = delete;
 };
 ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> make_arena_records(ArenaRecords& r, const ViewMap& views,
                                                                         SizeOf oracle, const PlanOptions& options,
                                                                         const std::vector<ValueId>& dynamic_values,
                                                                         Placed placed);
 template <activation_graph G>
-[[nodiscard]] expected<ArenaRecords, ValidateError> arena_records(const G& g, const ViewMap& views, SizeOf oracle,
-                                                                  const PlanOptions& options,
-                                                                  const std::vector<ValueId>& dynamic_values,
-                                                                  Placed placed) {
-    ArenaRecords r;
-    if (auto ok = flatten(g, r.graph); !ok) return unexpected(ValidateError::from(ok.error()));
-    if (auto ok = make_arena_records(r, views, oracle, options, dynamic_values, placed); !ok) return unexpected(ok.error());
-    return r;
+[[nodiscard]] expected<void, ValidateError> arena_records(ArenaRecords& r, const G& g, const ViewMap& views,
+                                                          SizeOf oracle, const PlanOptions& options,
+                                                          const std::vector<ValueId>& dynamic_values, Placed placed) {
+    const auto read = read_graph(g, r.store);
+    if (!read) return unexpected(ValidateError::from(read.error()));
+    r.graph = *read;
+    return make_arena_records(r, views, oracle, options, dynamic_values, placed);
 }
 
 // validate on a graph already read (see validate below).
@@ -108,8 +112,10 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> validate_slots(const Dens
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate(const G& g, const ViewMap& views, const ActivationPlan& plan,
                                                      Oracle&& oracle, const PlanOptions& options = {}) {
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(ValidateError::from(read.error()));
+    const detail::DenseGraph& dense = **read;
     return detail::validate_slots(dense, views, plan, oracle, options);
 }
 
@@ -147,11 +153,11 @@ template <activation_graph G, size_oracle Oracle>
                                                            Oracle&& oracle, std::size_t alignment,
                                                            const PlanOptions& options = {}) {
     const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
-    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, has_offset);
-    if (!made) return unexpected(made.error());
-    const Liveness& live = made->live;
-    const std::vector<Buffer>& buffers = made->records;
-    const std::size_t owners = made->owners;
+    detail::ArenaRecords made;
+    if (auto ok = detail::arena_records(made, g, views, oracle, options, plan.dynamic_values, has_offset); !ok) return ok;
+    const Liveness& live = made.live;
+    const std::vector<Buffer>& buffers = made.records;
+    const std::size_t owners = made.owners;
     const auto& scratch = options.scratch_bytes;
     OffsetPlan offsets;
     offsets.arena_bytes = plan.arena_bytes;
@@ -179,8 +185,8 @@ template <activation_graph G, size_oracle Oracle>
         return unexpected(err);
     }
     const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
-    if (auto ok = detail::check_view_offsets(made->live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok) return ok;
-    return detail::validate_dense_liveness(made->graph, views, live, options);
+    if (auto ok = detail::check_view_offsets(made.live, made.windows, offset_of, [](ValueId, ValueId) { return true; }); !ok) return ok;
+    return detail::validate_dense_liveness(*made.graph, views, live, options);
 }
 
 // A first argument that is no graph: the error names the function it lacks.

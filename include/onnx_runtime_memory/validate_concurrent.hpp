@@ -129,11 +129,11 @@ template <activation_graph G, size_oracle Oracle>
     }
 
     const auto has_offset = [&](ValueId v) { return plan.offset_of(v).has_value(); };
-    auto made = detail::arena_records(g, views, oracle, safe, plan.dynamic_values, has_offset);
-    if (!made) return unexpected(made.error());
-    const Liveness& live = made->live;
-    std::vector<Buffer> records = std::move(made->records);
-    const std::size_t owners = made->owners;
+    detail::ArenaRecords made;
+    if (auto ok = detail::arena_records(made, g, views, oracle, safe, plan.dynamic_values, has_offset); !ok) return ok;
+    const Liveness& live = made.live;
+    std::vector<Buffer> records = std::move(made.records);
+    const std::size_t owners = made.owners;
     OffsetPlan offsets;  // offsets and bounds first, each record at a time of its own (none meet)
     offsets.arena_bytes = plan.arena_bytes;
     std::vector<NodeIndex> scratch_node;
@@ -152,7 +152,7 @@ template <activation_graph G, size_oracle Oracle>
         return unexpected(err);
     }
     const auto offset_of = [&](ValueId v) { return plan.offset_of(v).value_or(no_offset); };
-    if (auto ok = detail::check_view_offsets(live, made->windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
+    if (auto ok = detail::check_view_offsets(live, made.windows, offset_of, [](ValueId, ValueId) { return true; }); !ok)
         return ok;
 
     // Each record's nodes; whether it is there from the start or to the end.
@@ -219,7 +219,7 @@ template <activation_graph G, size_oracle Oracle>
         }
         open.push_back(i);
     }
-    return detail::validate_dense_liveness(made->graph, views, live, safe);
+    return detail::validate_dense_liveness(*made.graph, views, live, safe);
 }
 
 }  // namespace onnx_runtime_memory

@@ -51,8 +51,10 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> validate_dense_liveness(c
 template <activation_graph G>
 [[nodiscard]] expected<void, ValidateError> validate_liveness(const G& g, const ViewMap& views, const Liveness& live,
                                                               const PlanOptions& options = {}) {
-    detail::DenseGraph dense;
-    if (auto ok = detail::flatten(g, dense); !ok) return unexpected(ValidateError::from(ok.error()));
+    detail::DenseGraph store;
+    const auto read = detail::read_graph(g, store);
+    if (!read) return unexpected(ValidateError::from(read.error()));
+    const detail::DenseGraph& dense = **read;
     return detail::validate_dense_liveness(dense, views, live, options);
 }
 

@@ -95,11 +95,11 @@ template <activation_graph G, size_oracle Oracle>
                                                                   const GraphSpaceOptions& space_options,
                                                                   std::size_t alignment = 64) {
     const auto placed = [&](ValueId v) { return v < plan.offsets.size() && plan.offsets[v] != no_offset; };
-    auto made = detail::arena_records(g, views, oracle, options, plan.dynamic_values, placed);
-    if (!made) return unexpected(made.error());
-    const Liveness& live = made->live;
-    const std::vector<Buffer>& records = made->records;
-    const std::size_t owners = made->owners;
+    detail::ArenaRecords made;
+    if (auto ok = detail::arena_records(made, g, views, oracle, options, plan.dynamic_values, placed); !ok) return ok;
+    const Liveness& live = made.live;
+    const std::vector<Buffer>& records = made.records;
+    const std::size_t owners = made.owners;
     const auto& scratch = options.scratch_bytes;
     SpaceOptions so;
     so.spaces = space_options.spaces;
@@ -133,8 +133,8 @@ template <activation_graph G, size_oracle Oracle>
     }
     const auto offset_of = [&](ValueId v) { return at(plan.offsets, v, no_offset); };
     const auto same_space = [&](ValueId v, ValueId r) { return at(plan.space, v, no_space) == at(plan.space, r, no_space); };
-    if (auto ok = detail::check_view_offsets(made->live, made->windows, offset_of, same_space); !ok) return ok;
-    return detail::validate_dense_liveness(made->graph, views, live, options);
+    if (auto ok = detail::check_view_offsets(made.live, made.windows, offset_of, same_space); !ok) return ok;
+    return detail::validate_dense_liveness(*made.graph, views, live, options);
 }
 
 }  // namespace onnx_runtime_memory

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "../errors.hpp"
@@ -58,7 +59,10 @@ struct DenseGraph {
 // Refuses only a graph too large to number (graph_too_large: counts past
 // max_graph_ids, or lists holding more than max_graph_edges ids, at the
 // node whose list passed it); every other fault is the passes' to report.
+// Not for a DenseGraph: it is read already (read_graph uses it where it
+// lies; reading its rows again would lose how its bad ids were written).
 template <activation_graph G>
+    requires(!std::is_same_v<G, DenseGraph>)
 [[nodiscard]] expected<void, PlanError> flatten(const G& g, DenseGraph& dense) {
     using T = graph_traits<G>;
     const auto size = checked_size(g);
@@ -106,11 +110,17 @@ template <activation_graph G>
     return {};
 }
 
-// A graph already read: a copy (its ids outside the graph keep the
-// caller's form, which reading its rows again would lose).
-[[nodiscard]] inline expected<void, PlanError> flatten(const DenseGraph& g, DenseGraph& dense) {
-    dense = g;
-    return {};
+// g as a DenseGraph, the one way every entry point reads its graph: a
+// DenseGraph itself where it lies (the core's templates run on one read
+// already: no copy), any other graph flattened into `store`.
+template <activation_graph G>
+[[nodiscard]] expected<const DenseGraph*, PlanError> read_graph(const G& g, DenseGraph& store) {
+    if constexpr (std::is_same_v<G, DenseGraph>) {
+        return &g;
+    } else {
+        if (auto ok = flatten(g, store); !ok) return unexpected(ok.error());
+        return &store;
+    }
 }
 
 // g's rows in `order` (a permutation of its nodes, checked by the caller:

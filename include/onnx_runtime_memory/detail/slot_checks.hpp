@@ -193,9 +193,9 @@ ONNX_RUNTIME_MEMORY_CORE expected<void, ValidateError> make_arena_records(ArenaR
                                                                         SizeOf oracle, const PlanOptions& options,
                                                                         const std::vector<ValueId>& dynamic_values,
                                                                         Placed placed) {
-    auto live = dense_liveness(r.graph, views, options);
+    auto live = dense_liveness(*r.graph, views, options);
     if (!live) return unexpected(ValidateError::from(live.error()));
-    if (auto ok = check_external(r.graph, *live, options, placed); !ok) return unexpected(ok.error());
+    if (auto ok = check_external(*r.graph, *live, options, placed); !ok) return unexpected(ok.error());
     OwnerSizes sizes;
     size_owners_by(*live, oracle, sizes);  // unknown sizes count as 0 bytes: nothing to overlap
     r.windows = view_windows(views, live->value_count());
