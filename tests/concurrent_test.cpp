@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -121,6 +122,27 @@ bool clobbers(const ir::Graph& g, const orm::Liveness& live, const orm::ArenaPla
             if (sa > 0 && sb > 0 && oa < ob + sb && ob < oa + sa && e.together[i][j]) return true;
         }
     return false;
+}
+
+// The pair validate_arena_concurrent names for a plan that clobbers: in a
+// sweep over the owners by offset (ties by owner index), the first owner
+// in use together with an earlier one that still holds its first byte, and
+// the earliest such one; as (lower id, higher id).
+std::optional<std::pair<ValueId, ValueId>> first_clobbered(const ir::Graph& g, const orm::Liveness& live,
+                                                           const orm::ArenaPlan& plan, const Executions& e) {
+    const auto oracle = orm::static_size_oracle(g);
+    std::vector<std::size_t> sweep;
+    for (std::size_t i = 0; i < live.owners.size(); ++i)
+        if (*oracle(live.owners[i]) > 0) sweep.push_back(i);
+    const auto offset = [&](std::size_t i) { return *plan.offset_of(live.owners[i]); };
+    std::stable_sort(sweep.begin(), sweep.end(), [&](std::size_t a, std::size_t b) { return offset(a) < offset(b); });
+    for (std::size_t x = 0; x < sweep.size(); ++x)
+        for (std::size_t y = 0; y < x; ++y) {
+            const std::size_t i = sweep[x], j = sweep[y];
+            if (offset(j) + *oracle(live.owners[j]) > offset(i) && e.together[i][j])
+                return std::pair{std::min(live.owners[i], live.owners[j]), std::max(live.owners[i], live.owners[j])};
+        }
+    return std::nullopt;
 }
 
 // The most bytes (aligned to 64) of owners each pair of which the search
@@ -799,7 +821,12 @@ TEST_CASE("concurrent: random graphs on random streams: no plan lets two owners 
         const auto sequential = orm::plan_arena(g, {}, oracle, options);
         REQUIRE(sequential.has_value());
         const bool unsafe = clobbers(g, *live, sequential->plan(), runs_of);
-        CHECK(orm::validate_arena_concurrent(g, {}, sequential->plan(), oracle, streams, 64, options).has_value() == !unsafe);
+        const auto judged = orm::validate_arena_concurrent(g, {}, sequential->plan(), oracle, streams, 64, options);
+        CHECK(judged.has_value() == !unsafe);
+        if (const auto pair = first_clobbered(g, *live, sequential->plan(), runs_of); pair && !judged) {
+            CHECK(judged.error().kind == ValidateError::Kind::offset_overlap);  // the pair a check of every pair names
+            CHECK(std::pair{judged.error().value, judged.error().other} == *pair);
+        }
         sequential_caught += unsafe;
         ++runs;
     }

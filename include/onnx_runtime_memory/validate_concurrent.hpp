@@ -2,7 +2,9 @@
 // several streams (concurrent.hpp), by its own means: the happens-before
 // order worked out again from each node's list of what it waits for (the
 // producers of its inputs, the node before it on its stream, its events),
-// and every pair of owners that overlap in bytes checked against it.
+// and every pair of owners that overlap in bytes held to it (the owners on
+// any one byte must form a chain in it: each checked against its two
+// neighbours there, in O(n log n) however many share a byte).
 #pragma once
 
 #include <algorithm>
@@ -24,6 +26,54 @@
 
 namespace onnx_runtime_memory {
 
+namespace detail {
+
+// A set of keys 0 .. n-1 that finds the nearest key held below or above a
+// given one, in O(log n) each (a Fenwick tree of counts).
+class PresentSet {
+public:
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+    explicit PresentSet(std::size_t n) : count_(n + 1, 0) {
+        while (top_ * 2 <= n) top_ *= 2;
+    }
+    void insert(std::size_t k) {
+        for (std::size_t i = k + 1; i < count_.size(); i += i & (~i + 1)) ++count_[i];
+        ++held_;
+    }
+    void erase(std::size_t k) {
+        for (std::size_t i = k + 1; i < count_.size(); i += i & (~i + 1)) --count_[i];
+        --held_;
+    }
+    [[nodiscard]] std::size_t before(std::size_t k) const {  // the greatest key held below k
+        const std::size_t c = below(k);
+        return c == 0 ? none : nth(c);
+    }
+    [[nodiscard]] std::size_t after(std::size_t k) const {  // the least key held above k
+        const std::size_t c = below(k + 1);
+        return c == held_ ? none : nth(c + 1);
+    }
+
+private:
+    [[nodiscard]] std::size_t below(std::size_t k) const {  // how many keys held are below k
+        std::size_t c = 0;
+        for (std::size_t i = k; i > 0; i -= i & (~i + 1)) c += count_[i];
+        return c;
+    }
+    [[nodiscard]] std::size_t nth(std::size_t c) const {  // the c-th least key held (from 1)
+        std::size_t at = 0;
+        for (std::size_t step = top_; step > 0; step /= 2)
+            if (at + step < count_.size() && count_[at + step] < c) {
+                at += step;
+                c -= count_[at];
+            }
+        return at;
+    }
+    std::vector<std::uint32_t> count_;  // fewer than 2^32 keys (records, below max_graph_ids)
+    std::size_t top_ = 1, held_ = 0;
+};
+
+}  // namespace detail
+
 // Checks `plan` for a run on `streams`: with every node on one stream
 // (whatever its id), validate_arena.
 // Otherwise each owner and scratch has an offset, aligned, inside the arena
@@ -40,8 +90,8 @@ namespace onnx_runtime_memory {
 // OffsetOverlap (or ScratchConflict) names a pair that may be live at once.
 // A description the planner would refuse is PlanError::bad_streams's
 // ValidateError. O((N + E) K) for the order (its own, from each node's
-// list of what it waits for), plus, for each pair that overlaps in bytes,
-// the nodes touching one of them.
+// list of what it waits for), plus O(R (K + log R)) for R records: each is
+// checked against two others, however many share its bytes.
 template <activation_graph G, size_oracle Oracle>
 [[nodiscard]] expected<void, ValidateError> validate_arena_concurrent(const G& g, const ViewMap& views,
                                                                       const ArenaPlan& plan, Oracle&& oracle,
@@ -178,46 +228,94 @@ template <activation_graph G, size_oracle Oracle>
     for (auto x : T::graph_outputs(g))
         if (const auto v = detail::to_value_id(x, V); v && record_of[live.roots[*v]] != 0xFFFFFFFFu)
             to_end[record_of[live.roots[*v]]] = 1;
-    // floor[i * K + s]: the least, over the nodes touching record i, of before[n * K + s].
+    // floor[i * K + s]: the least, over the nodes touching record i, of
+    // before[n * K + s]; last[i]: the highest rank, on each stream it
+    // touches, of a node touching record i.
     std::vector<std::uint32_t> floor(records.size() * K, 0xFFFFFFFFu);
-    for (std::size_t i = 0; i < records.size(); ++i)
-        for (NodeIndex w : touched[i])
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> last;  // (stream, rank), record i's from last_start[i]
+    std::vector<std::size_t> last_start(records.size() + 1, 0);
+    std::vector<std::size_t> at_stream(K, 0);  // where record i's entry for a stream is in `last`, plus 1
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        last_start[i] = last.size();
+        for (NodeIndex w : touched[i]) {
             for (std::size_t s = 0; s < K; ++s) floor[i * K + s] = std::min(floor[i * K + s], before[w * K + s]);
+            const std::size_t s = stream(w);
+            if (at_stream[s] == 0) {
+                last.emplace_back(static_cast<std::uint32_t>(s), rank[w]);
+                at_stream[s] = last.size();
+            }
+            last[at_stream[s] - 1].second = std::max(last[at_stream[s] - 1].second, rank[w]);
+        }
+        for (std::size_t e = last_start[i]; e < last.size(); ++e) at_stream[last[e].first] = 0;
+    }
+    last_start[records.size()] = last.size();
     const auto ordered = [&](std::size_t a, std::size_t b) {  // all of a strictly before all of b
         if (to_end[a] || from_start[b]) return false;
-        for (NodeIndex u : touched[a])
-            if (rank[u] > floor[b * K + stream(u)]) return false;
+        for (std::size_t e = last_start[a]; e < last_start[a + 1]; ++e)
+            if (last[e].second > floor[b * K + last[e].first]) return false;
         return true;
     };
+    const auto conflict = [&](std::size_t i, std::size_t j) {
+        ValidateError err;
+        if (i >= owners || j >= owners) {
+            const std::size_t s = i >= owners ? i : j, o = i >= owners ? j : i;
+            err.kind = ValidateError::Kind::scratch_conflict;
+            err.node = scratch_node[s - owners];
+            err.size = err.capacity = records[s].size;
+            err.value = o >= owners ? no_value : live.owners[o];
+        } else {
+            err.kind = ValidateError::Kind::offset_overlap;
+            err.value = std::min(live.owners[i], live.owners[j]);
+            err.other = std::max(live.owners[i], live.owners[j]);
+        }
+        return unexpected(err);
+    };
 
-    // Every pair sharing a byte, by a sweep over the offsets.
-    std::vector<std::size_t> by_offset;
+    // Every pair sharing a byte must be ordered. `ordered` is transitive,
+    // and a record ordered before another starts at an earlier node (node
+    // order runs every wait forward), so the records holding any one byte
+    // must form a chain in order of first node. A sweep over the offsets
+    // keeps the records holding the current byte by that key, and checks a
+    // record coming in against its two neighbours only: if both are ordered
+    // with it, so is the rest of the chain. The first record that fails is
+    // the one a check of every pair would fail first, and the pair named is
+    // the one it would name (the first such record in the sweep).
+    std::vector<std::uint32_t> by_offset, by_end;  // records, as 32-bit ids (fewer than max_graph_ids)
+    by_offset.reserve(records.size());
     for (std::size_t i = 0; i < records.size(); ++i)
-        if (records[i].size > 0) by_offset.push_back(i);
+        if (records[i].size > 0) by_offset.push_back(static_cast<std::uint32_t>(i));
+    by_end = by_offset;
+    const auto end_of = [&](std::size_t i) { return offsets.offsets[i] + records[i].size; };
     std::sort(by_offset.begin(), by_offset.end(), [&](std::size_t a, std::size_t b) {
         return offsets.offsets[a] != offsets.offsets[b] ? offsets.offsets[a] < offsets.offsets[b] : a < b;
     });
-    std::vector<std::size_t> open;  // records whose bytes reach past the current offset
-    for (std::size_t i : by_offset) {
-        const std::size_t at = offsets.offsets[i];
-        std::erase_if(open, [&](std::size_t j) { return offsets.offsets[j] + records[j].size <= at; });
-        for (std::size_t j : open) {
-            if (ordered(i, j) || ordered(j, i)) continue;
-            ValidateError err;
-            if (i >= owners || j >= owners) {
-                const std::size_t s = i >= owners ? i : j, o = i >= owners ? j : i;
-                err.kind = ValidateError::Kind::scratch_conflict;
-                err.node = scratch_node[s - owners];
-                err.size = err.capacity = records[s].size;
-                err.value = o >= owners ? no_value : live.owners[o];
-            } else {
-                err.kind = ValidateError::Kind::offset_overlap;
-                err.value = std::min(live.owners[i], live.owners[j]);
-                err.other = std::max(live.owners[i], live.owners[j]);
-            }
-            return unexpected(err);
+    std::sort(by_end.begin(), by_end.end(), [&](std::size_t a, std::size_t b) { return end_of(a) < end_of(b); });
+    const auto first_node = [&](std::size_t i) -> std::size_t {  // a record there from the start: before node 0
+        return from_start[i] || touched[i].empty() ? 0 : std::size_t{touched[i].front()} + 1;
+    };
+    std::vector<std::uint32_t> key_start(N + 2, 0), by_key(by_offset.size());  // chain order -> record: a counting sort
+    for (std::uint32_t i : by_offset) ++key_start[first_node(i) + 1];
+    for (std::size_t k = 1; k < key_start.size(); ++k) key_start[k] += key_start[k - 1];
+    std::vector<std::uint32_t> key_of(records.size(), 0);
+    for (std::size_t i = 0; i < records.size(); ++i)  // by record, so that equal first nodes go by record
+        if (records[i].size > 0) {
+            key_of[i] = key_start[first_node(i)]++;
+            by_key[key_of[i]] = static_cast<std::uint32_t>(i);
         }
-        open.push_back(i);
+    detail::PresentSet held(by_key.size());  // the keys of the records holding the current byte
+    std::size_t leaving = 0;
+    for (std::size_t x = 0; x < by_offset.size(); ++x) {
+        const std::size_t i = by_offset[x], at = offsets.offsets[i];
+        for (; leaving < by_end.size() && end_of(by_end[leaving]) <= at; ++leaving) held.erase(key_of[by_end[leaving]]);
+        const std::size_t k = key_of[i];
+        const std::size_t below = held.before(k), above = held.after(k);
+        const bool fits = (below == held.none || ordered(by_key[below], i)) && (above == held.none || ordered(i, by_key[above]));
+        if (!fits) {  // name the pair a check of every pair would: the first one still held, in sweep order
+            for (std::size_t y = 0; y < x; ++y)
+                if (const std::size_t j = by_offset[y]; end_of(j) > at && !ordered(i, j) && !ordered(j, i)) return conflict(i, j);
+            return conflict(i, by_key[below != held.none && !ordered(by_key[below], i) ? below : above]);  // not reached
+        }
+        held.insert(k);
     }
     return detail::validate_dense_liveness(*made.graph, views, live, safe);
 }
